@@ -1,0 +1,214 @@
+//! Site settings: `site.yaml` and the command line's `--base-url`, and the one type that
+//! makes every URL of the site.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::content::yaml;
+use crate::diagnostics::Diagnostic;
+
+/// Where the site lives: `https://user.github.io/repo/`. Every URL of the site goes through
+/// this, so a project site under a sub-path never gets a broken link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrl {
+    /// Scheme and host, no trailing slash: `https://user.github.io`.
+    origin: String,
+    /// Starts and ends with `/`: `/repo/`.
+    path: String,
+}
+
+impl BaseUrl {
+    /// Accepts an absolute http(s) URL; a missing trailing slash is added.
+    pub fn parse(text: &str) -> Result<BaseUrl, String> {
+        let text = text.trim();
+        let (scheme, rest) = text
+            .split_once("://")
+            .filter(|(scheme, _)| matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https"))
+            .ok_or_else(|| format!("`{text}` is not an absolute http(s) URL"))?;
+        let (host, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+        if host.is_empty() || text.contains(['?', '#', ' ', '"', '<', '>', '\\']) {
+            return Err(format!("`{text}` is not a usable base URL"));
+        }
+        if path
+            .split('/')
+            .any(|segment| segment == ".." || segment == ".")
+        {
+            return Err(format!("`{text}` may not hold `.` or `..` segments"));
+        }
+        let mut path = format!("/{}", path.trim_matches('/'));
+        if !path.ends_with('/') {
+            path.push('/');
+        }
+        Ok(BaseUrl {
+            origin: format!("{}://{}", scheme.to_ascii_lowercase(), host),
+            path,
+        })
+    }
+
+    /// The root-relative path of a site path: `a/b/` → `/repo/a/b/`. Used for links inside
+    /// pages, so they work on any host that serves the site under this path.
+    pub fn path(&self, site_path: &str) -> String {
+        format!("{}{}", self.path, site_path.trim_start_matches('/'))
+    }
+
+    /// The absolute URL of a site path, for feeds, sitemaps and canonical links.
+    pub fn url(&self, site_path: &str) -> String {
+        format!("{}{}", self.origin, self.path(site_path))
+    }
+
+    pub fn root_path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Default for BaseUrl {
+    fn default() -> BaseUrl {
+        BaseUrl::parse(DEFAULT_BASE_URL).expect("the default base URL is valid")
+    }
+}
+
+pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1111/";
+
+/// `site.yaml` as written.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    title: Option<String>,
+    base_url: Option<String>,
+    description: Option<String>,
+    feed_limit: Option<usize>,
+    cname: Option<String>,
+    language: Option<String>,
+}
+
+const CONFIG_FIELDS: &[&str] = &[
+    "title",
+    "base_url",
+    "description",
+    "feed_limit",
+    "cname",
+    "language",
+];
+
+/// The settings of one site, defaults applied.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub title: String,
+    pub description: String,
+    pub base_url: BaseUrl,
+    pub feed_limit: usize,
+    pub cname: Option<String>,
+    pub language: String,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            title: "Outage Archive".to_string(),
+            description: "Every outage of the services we depend on.".to_string(),
+            base_url: BaseUrl::default(),
+            feed_limit: 50,
+            cname: None,
+            language: "en".to_string(),
+        }
+    }
+}
+
+pub const CONFIG_FILE: &str = "site.yaml";
+
+impl Config {
+    /// Reads `site.yaml` from the site root; a site without one gets the defaults.
+    pub fn load(root: &Path) -> Result<Config, Vec<Diagnostic>> {
+        let path = root.join(CONFIG_FILE);
+        let display = Path::new(CONFIG_FILE);
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => match crate::content::source::clean_text(bytes) {
+                Ok(text) => text,
+                Err(message) => return Err(vec![Diagnostic::file(display, message)]),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(vec![Diagnostic::file(display, format!("cannot read: {e}"))]),
+        };
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        let raw: RawConfig = yaml::from_str(&text, 0)
+            .map_err(|e| vec![e.into_diagnostic(display, &text, CONFIG_FIELDS)])?;
+        let mut config = Config::default();
+        let mut errors = Vec::new();
+        let field_error = |key: &str, message: String| {
+            let (line, col) = yaml::find_key(&text, key);
+            Diagnostic::at(display, &text, line, col, key.len(), message)
+        };
+        if let Some(title) = raw.title {
+            config.title = title;
+        }
+        if let Some(description) = raw.description {
+            config.description = description;
+        }
+        if let Some(base_url) = raw.base_url {
+            match BaseUrl::parse(&base_url) {
+                Ok(url) => config.base_url = url,
+                Err(message) => errors.push(
+                    field_error("base_url", message)
+                        .with_hint("write it like `https://user.github.io/repo/`"),
+                ),
+            }
+        }
+        if let Some(limit) = raw.feed_limit {
+            if limit == 0 {
+                errors.push(field_error("feed_limit", "must be at least 1".to_string()));
+            } else {
+                config.feed_limit = limit;
+            }
+        }
+        if let Some(cname) = raw.cname {
+            let cname = cname.trim().to_string();
+            let valid = !cname.is_empty()
+                && cname
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+            if valid {
+                config.cname = Some(cname);
+            } else {
+                errors.push(
+                    field_error("cname", format!("`{cname}` is not a domain name"))
+                        .with_hint("write only the host, like `status.example.com`"),
+                );
+            }
+        }
+        if let Some(language) = raw.language {
+            config.language = language;
+        }
+        if errors.is_empty() {
+            Ok(config)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_url_keeps_the_sub_path() {
+        let base = BaseUrl::parse("https://user.github.io/repo").unwrap();
+        assert_eq!(base.path("lightstep/"), "/repo/lightstep/");
+        assert_eq!(base.url("feed.xml"), "https://user.github.io/repo/feed.xml");
+        assert_eq!(base.path(""), "/repo/");
+        let root = BaseUrl::parse("https://status.example.com").unwrap();
+        assert_eq!(root.path("a/"), "/a/");
+        assert_eq!(root.url(""), "https://status.example.com/");
+    }
+
+    #[test]
+    fn base_url_rejects_what_is_not_a_site() {
+        assert!(BaseUrl::parse("example.com").is_err());
+        assert!(BaseUrl::parse("javascript://x").is_err());
+        assert!(BaseUrl::parse("https://x.com/../y").is_err());
+        assert!(BaseUrl::parse("https:///x").is_err());
+    }
+}

@@ -1,0 +1,395 @@
+//! What both incident formats read into, and the one place that validates it into an
+//! [`Incident`]: the front matter and the down.guide export can never disagree on a rule.
+
+use std::path::{Path, PathBuf};
+
+use crate::content::time::{ACCEPTED_FORMATS, parse_timestamp};
+use crate::content::updates::Body;
+use crate::diagnostics::Diagnostic;
+use crate::model::{Duration, Impact, Incident, Level, Slug, SlugError, Source, WebUrl};
+
+/// The file being read: where it is and its text, to point errors at it.
+pub struct FileCtx<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
+}
+
+impl<'a> FileCtx<'a> {
+    pub fn new(path: &'a Path, text: &'a str) -> FileCtx<'a> {
+        FileCtx { path, text }
+    }
+
+    pub fn error(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(self.path, self.text, pos.line, pos.col, pos.width, message)
+    }
+}
+
+/// Where a value sits in its file (1-based line and column, width in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+    pub width: usize,
+}
+
+impl Pos {
+    pub fn new(line: usize, col: usize, width: usize) -> Pos {
+        Pos { line, col, width }
+    }
+
+    /// The start of the file, for what is missing rather than wrong.
+    pub const START: Pos = Pos {
+        line: 1,
+        col: 1,
+        width: 3,
+    };
+}
+
+/// A value with where it was written.
+#[derive(Debug, Clone)]
+pub struct Field<T> {
+    pub value: T,
+    pub pos: Pos,
+}
+
+/// An incident as written, before any check.
+#[derive(Debug, Default)]
+pub struct RawIncident {
+    pub title: Option<Field<String>>,
+    /// A slug or a name: `lightstep`, `Greenmesh Cloud`.
+    pub provider: Option<Field<String>>,
+    /// The provider's name, when the file gives it apart from the slug (down.guide).
+    pub provider_name: Option<String>,
+    pub started: Option<Field<String>>,
+    pub resolved: Option<Field<String>>,
+    pub duration: Option<Field<String>>,
+    pub impact: Option<Field<String>>,
+    pub level: Option<Field<String>>,
+    pub components: Vec<String>,
+    pub unnamed_components: u32,
+    pub regions: Vec<String>,
+    pub id: Option<String>,
+    pub official_url: Option<Field<String>>,
+    pub slug: Option<Field<String>>,
+    pub aliases: Vec<Field<String>>,
+    pub draft: bool,
+    pub source: Option<Source>,
+    pub extra: Option<serde_json::Value>,
+    pub body: Body,
+    pub attribution: Option<String>,
+}
+
+const IMPACT_HINT: &str = "use one of none, minor, major, critical, maintenance, or a status page label: \
+     No impact, Degraded performance, Partial outage, Major outage, Under maintenance";
+
+impl RawIncident {
+    /// Checks every field, reporting every problem at once. `folder` is the first folder
+    /// under `content/`, the provider when the file names none.
+    pub fn finish(
+        self,
+        ctx: &FileCtx,
+        folder: Option<&str>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Option<Incident> {
+        let before = errors.len();
+        let title = match &self.title {
+            Some(title) if !title.value.trim().is_empty() => Some(title.value.trim().to_string()),
+            Some(title) => {
+                errors.push(ctx.error(title.pos, "the title is empty"));
+                None
+            }
+            None => {
+                errors.push(ctx.error(Pos::START, "missing `title`"));
+                None
+            }
+        };
+        let (provider, provider_name) = self.read_provider(ctx, folder, errors);
+        let started = match &self.started {
+            Some(field) => read_time(ctx, field, errors),
+            None => {
+                errors.push(
+                    ctx.error(Pos::START, "missing `started`")
+                        .with_hint(ACCEPTED_FORMATS),
+                );
+                None
+            }
+        };
+        let resolved = match (&self.resolved, &self.duration) {
+            (Some(_), Some(duration)) => {
+                errors.push(
+                    ctx.error(duration.pos, "give `resolved` or `duration`, not both")
+                        .with_hint("keep `resolved`: it is the more precise"),
+                );
+                None
+            }
+            (Some(field), None) => read_time(ctx, field, errors).map(Some),
+            (None, Some(field)) => match Duration::parse(&field.value) {
+                Some(duration) => {
+                    started.map(|start| Some(start + chrono::Duration::seconds(duration.seconds())))
+                }
+                None => {
+                    errors.push(
+                        ctx.error(
+                            field.pos,
+                            format!("cannot read the duration `{}`", field.value),
+                        )
+                        .with_hint("write it like `3h 24m`, `45m` or `1d 2h`"),
+                    );
+                    None
+                }
+            },
+            (None, None) => Some(None),
+        };
+        if let (Some(start), Some(Some(end)), Some(field)) = (started, resolved, &self.resolved)
+            && end < start
+        {
+            errors.push(ctx.error(field.pos, "`resolved` is before `started`"));
+        }
+        let impact = match &self.impact {
+            Some(field) => Impact::parse(&field.value).or_else(|| {
+                errors.push(
+                    ctx.error(field.pos, format!("unknown impact `{}`", field.value))
+                        .with_hint(IMPACT_HINT),
+                );
+                None
+            }),
+            None => {
+                errors.push(
+                    ctx.error(Pos::START, "missing `impact`")
+                        .with_hint(IMPACT_HINT),
+                );
+                None
+            }
+        };
+        let level = self.level.as_ref().and_then(|field| {
+            let level = Level::parse(&field.value);
+            if level.is_none() {
+                errors.push(
+                    ctx.error(field.pos, format!("unknown level `{}`", field.value))
+                        .with_hint("use `confirmed` or `suspected`"),
+                );
+            }
+            level
+        });
+        let official_url = self
+            .official_url
+            .as_ref()
+            .and_then(|field| read_url(ctx, field, errors));
+        let slug = match &self.slug {
+            Some(field) => Slug::parse(field.value.trim())
+                .map_err(|e| errors.push(slug_error(ctx, field.pos, "slug", &e)))
+                .ok(),
+            None => stem_slug(ctx, errors),
+        };
+        let aliases: Vec<String> = self
+            .aliases
+            .iter()
+            .filter_map(|field| {
+                let alias = read_alias(&field.value);
+                if alias.is_none() {
+                    errors.push(
+                        ctx.error(
+                            field.pos,
+                            format!("`{}` is not a usable alias", field.value),
+                        )
+                        .with_hint(
+                            "write a path of the site, like `/old/url/`, without `..`, `?` or `#`",
+                        ),
+                    );
+                }
+                alias
+            })
+            .collect();
+        if errors.len() > before {
+            return None;
+        }
+        Some(Incident {
+            file: ctx.path.to_path_buf(),
+            title: title?,
+            provider: provider?,
+            provider_name,
+            slug: slug?,
+            started: started?,
+            resolved: resolved?,
+            impact: impact?,
+            level,
+            components: clean_list(self.components),
+            unnamed_components: self.unnamed_components,
+            regions: clean_list(self.regions),
+            id: self
+                .id
+                .map(|id| id.trim().to_string())
+                .filter(|id| !id.is_empty()),
+            official_url,
+            aliases,
+            draft: self.draft,
+            source: self.source,
+            extra: self.extra,
+            summary: self.body.summary,
+            updates: self.body.updates,
+            attribution: self.attribution,
+        })
+    }
+
+    fn read_provider(
+        &self,
+        ctx: &FileCtx,
+        folder: Option<&str>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> (Option<Slug>, Option<String>) {
+        match &self.provider {
+            Some(field) => match Slug::from_name(&field.value) {
+                Ok(slug) => {
+                    let name = self.provider_name.clone().or_else(|| {
+                        let written = field.value.trim();
+                        (written != slug.as_str()).then(|| written.to_string())
+                    });
+                    (Some(slug), name)
+                }
+                Err(e) => {
+                    errors.push(slug_error(ctx, field.pos, "provider", &e));
+                    (None, None)
+                }
+            },
+            None => match folder.map(Slug::from_name) {
+                Some(Ok(slug)) => (Some(slug), self.provider_name.clone()),
+                Some(Err(e)) => {
+                    errors.push(ctx.error(
+                        Pos::START,
+                        format!("the folder name cannot be a provider: it {e}"),
+                    ));
+                    (None, None)
+                }
+                None => {
+                    errors.push(
+                        ctx.error(Pos::START, "cannot tell the provider of this incident")
+                            .with_hint("put the file in a folder named after the provider (`content/github/`) or set `provider:`"),
+                    );
+                    (None, None)
+                }
+            },
+        }
+    }
+}
+
+fn stem_slug(ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Option<Slug> {
+    let stem = ctx
+        .path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    Slug::from_name(stem)
+        .map_err(|e| {
+            errors.push(
+                ctx.error(
+                    Pos::START,
+                    format!("the file name cannot be a slug: it {e}"),
+                )
+                .with_hint("rename the file, or set `slug:`"),
+            )
+        })
+        .ok()
+}
+
+fn slug_error(ctx: &FileCtx, pos: Pos, what: &str, error: &SlugError) -> Diagnostic {
+    let diagnostic = ctx.error(pos, format!("`{what}` {error}"));
+    match error {
+        SlugError::NotCanonical(suggestion) => {
+            diagnostic.with_hint(format!("write `{suggestion}`"))
+        }
+        _ => diagnostic.with_hint("it becomes one folder of the URL, like `webapp-down`"),
+    }
+}
+
+fn read_time(
+    ctx: &FileCtx,
+    field: &Field<String>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<crate::model::Timestamp> {
+    let time = parse_timestamp(&field.value);
+    if time.is_none() {
+        errors.push(
+            ctx.error(field.pos, format!("cannot read the time `{}`", field.value))
+                .with_hint(ACCEPTED_FORMATS),
+        );
+    }
+    time
+}
+
+pub fn read_url(
+    ctx: &FileCtx,
+    field: &Field<String>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<WebUrl> {
+    let url = WebUrl::parse(&field.value);
+    if url.is_none() {
+        errors.push(
+            ctx.error(
+                field.pos,
+                format!("`{}` is not an http(s) URL", field.value),
+            )
+            .with_hint("links must start with https:// or http://"),
+        );
+    }
+    url
+}
+
+/// An alias as a site path without its leading slash: `/old/url/` → `old/url/`.
+fn read_alias(text: &str) -> Option<String> {
+    let path = text.trim().strip_prefix('/')?;
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let safe = !segments.is_empty()
+        && segments.iter().all(|segment| {
+            *segment != "."
+                && *segment != ".."
+                && !segment
+                    .chars()
+                    .any(|c| c.is_control() || "\\?#%\"<>".contains(c))
+        });
+    safe.then(|| {
+        let mut alias = segments.join("/");
+        if !alias
+            .rsplit('/')
+            .next()
+            .is_some_and(|last| last.contains('.'))
+        {
+            alias.push('/');
+        }
+        alias
+    })
+}
+
+fn clean_list(list: Vec<String>) -> Vec<String> {
+    list.into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The display path of a file under a site root: `my-site/content/a.md`, or
+/// `content/a.md` when building in the current folder.
+pub fn display_path(root: &Path, relative: &Path) -> PathBuf {
+    if root == Path::new(".") || root.as_os_str().is_empty() {
+        relative.to_path_buf()
+    } else {
+        root.join(relative)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_are_safe_site_paths() {
+        assert_eq!(read_alias("/old/url/").as_deref(), Some("old/url/"));
+        assert_eq!(read_alias("/old/url").as_deref(), Some("old/url/"));
+        assert_eq!(
+            read_alias("/old/page.html").as_deref(),
+            Some("old/page.html")
+        );
+        assert_eq!(read_alias("/../x/"), None);
+        assert_eq!(read_alias("old/"), None);
+        assert_eq!(read_alias("/"), None);
+    }
+}

@@ -1,0 +1,234 @@
+//! Loading `content/`: every `*.md` file is read and parsed in parallel into the model.
+//! Each file gives an incident, a provider description, or its diagnostics; nothing here
+//! knows about pages or output paths.
+
+mod downguide;
+pub mod fields;
+mod frontmatter;
+pub mod source;
+pub mod time;
+mod updates;
+pub mod yaml;
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+use walkdir::WalkDir;
+
+use crate::diagnostics::Diagnostic;
+use crate::model::{Incident, ProviderInfo, Slug};
+use fields::{FileCtx, Pos, display_path};
+
+pub const CONTENT_DIR: &str = "content";
+/// The file that describes the provider of its folder.
+pub const PROVIDER_FILE: &str = "_index.md";
+
+/// Everything `content/` holds, in a stable order (sorted by path).
+#[derive(Debug, Default)]
+pub struct Content {
+    pub incidents: Vec<Incident>,
+    pub providers: Vec<(Slug, ProviderInfo)>,
+}
+
+/// What one file gives.
+#[derive(Debug)]
+pub enum Loaded {
+    Incident(Box<Incident>),
+    Provider(Slug, ProviderInfo),
+}
+
+/// Loads every file under `root/content`, reporting every problem of every file.
+/// Drafts are left out unless `drafts` is set.
+pub fn load(root: &Path, drafts: bool) -> Result<Content, Vec<Diagnostic>> {
+    let files = content_files(root)?;
+    let results: Vec<Result<Loaded, Vec<Diagnostic>>> = files
+        .par_iter()
+        .map(|relative| load_file(root, relative))
+        .collect();
+    let mut content = Content::default();
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(Loaded::Incident(incident)) if incident.draft && !drafts => {}
+            Ok(Loaded::Incident(incident)) => content.incidents.push(*incident),
+            Ok(Loaded::Provider(slug, info)) => content.providers.push((slug, info)),
+            Err(mut problems) => errors.append(&mut problems),
+        }
+    }
+    if errors.is_empty() {
+        Ok(content)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every markdown file under `content/`, relative to the root, sorted. Hidden files and
+/// editors' temporary files are skipped; symbolic links are not followed.
+pub fn content_files(root: &Path) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
+    let dir = root.join(CONTENT_DIR);
+    if !dir.is_dir() {
+        return Err(vec![
+            Diagnostic::file(display_path(root, Path::new(CONTENT_DIR)), "there is no `content/` folder here")
+                .with_hint("run outages in a site folder, pass `--root DIR`, or start one with `outages init DIR`"),
+        ]);
+    }
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    let walker = WalkDir::new(&dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() == 0 || !entry.file_name().to_string_lossy().starts_with('.')
+        });
+    for entry in walker {
+        match entry {
+            Ok(entry) if entry.file_type().is_file() && is_content_file(entry.path()) => {
+                let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
+                files.push(relative.to_path_buf());
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let path = e.path().map_or_else(|| dir.clone(), Path::to_path_buf);
+                errors.push(Diagnostic::file(path, format!("cannot read: {e}")));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(files)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A markdown file that is not an editor's backup or swap file.
+pub fn is_content_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    path.extension().is_some_and(|ext| ext == "md")
+        && !name.starts_with('.')
+        && !name.starts_with('~')
+}
+
+/// Reads and parses one file, `relative` to the site root.
+pub fn load_file(root: &Path, relative: &Path) -> Result<Loaded, Vec<Diagnostic>> {
+    let path = display_path(root, relative);
+    let bytes = std::fs::read(root.join(relative))
+        .map_err(|e| vec![Diagnostic::file(&path, format!("cannot read: {e}"))])?;
+    let text =
+        source::clean_text(bytes).map_err(|message| vec![Diagnostic::file(&path, message)])?;
+    let ctx = FileCtx::new(&path, &text);
+    if text.trim().is_empty() {
+        return Err(vec![Diagnostic::file(&path, "file is empty").with_hint(
+            "an incident needs front matter (`---` … `---`) or a down.guide export; delete the file if it is not one",
+        )]);
+    }
+    let folders: Vec<&str> = relative
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .skip(1)
+        .filter_map(|c| c.as_os_str().to_str())
+        .collect();
+    if relative
+        .file_name()
+        .is_some_and(|name| name == PROVIDER_FILE)
+    {
+        return parse_provider(&ctx, &folders).map(|(slug, info)| Loaded::Provider(slug, info));
+    }
+    let mut errors = Vec::new();
+    let raw = match frontmatter::split(&ctx) {
+        Some(Ok(split)) => frontmatter::parse_incident(&ctx, &split, &mut errors),
+        Some(Err(error)) => {
+            errors.push(error);
+            None
+        }
+        None => {
+            let raw = downguide::parse_incident(&ctx, &mut errors);
+            if raw.is_none() {
+                errors.push(ctx.error(Pos::START, "this is neither an incident with front matter nor a down.guide export")
+                    .with_hint("start the file with a `---` line and front matter, or with `# Title` for a down.guide export"));
+            }
+            raw
+        }
+    };
+    let incident = raw.and_then(|raw| raw.finish(&ctx, folders.first().copied(), &mut errors));
+    match incident {
+        Some(incident) if errors.is_empty() => Ok(Loaded::Incident(Box::new(incident))),
+        _ => Err(errors),
+    }
+}
+
+type S = Option<Spanned<String>>;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ProviderYaml {
+    name: Option<String>,
+    url: S,
+    status_page: S,
+    description: Option<String>,
+}
+
+const PROVIDER_FIELDS: &[&str] = &["name", "url", "status_page", "description"];
+
+fn parse_provider(
+    ctx: &FileCtx,
+    folders: &[&str],
+) -> Result<(Slug, ProviderInfo), Vec<Diagnostic>> {
+    let [folder] = folders else {
+        return Err(vec![
+            ctx.error(
+                Pos::START,
+                "`_index.md` describes a provider only in `content/<provider>/`",
+            )
+            .with_hint(
+                "site settings go in `site.yaml`; move this file into its provider's folder",
+            ),
+        ]);
+    };
+    let slug = Slug::from_name(folder).map_err(|e| {
+        vec![ctx.error(
+            Pos::START,
+            format!("the folder name cannot be a provider: it {e}"),
+        )]
+    })?;
+    let (raw, body) = match frontmatter::split(ctx) {
+        Some(Ok(split)) => {
+            let raw: ProviderYaml = if split.yaml.trim().is_empty() {
+                ProviderYaml::default()
+            } else {
+                yaml::from_str(split.yaml, split.yaml_offset)
+                    .map_err(|e| vec![e.into_diagnostic(ctx.path, ctx.text, PROVIDER_FIELDS)])?
+            };
+            (raw, split.body)
+        }
+        Some(Err(error)) => return Err(vec![error]),
+        None => (ProviderYaml::default(), ctx.text),
+    };
+    let mut errors = Vec::new();
+    let mut url = |value: S| {
+        value.and_then(|v| fields::read_url(ctx, &frontmatter::spanned(v, 1), &mut errors))
+    };
+    let info = ProviderInfo {
+        file: ctx.path.to_path_buf(),
+        name: raw
+            .name
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty()),
+        url: url(raw.url),
+        status_page: url(raw.status_page),
+        description: raw
+            .description
+            .or_else(|| Some(body.trim().to_string()))
+            .filter(|d| !d.trim().is_empty()),
+    };
+    if errors.is_empty() {
+        Ok((slug, info))
+    } else {
+        Err(errors)
+    }
+}

@@ -1,0 +1,161 @@
+//! Problems found in a site, as values: collected across every file, rendered once at the edge.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+
+/// One problem with one file, pointing at the line and column where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub path: PathBuf,
+    /// 1-based; 0 when the problem is with the file as a whole.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub col: usize,
+    pub message: String,
+    /// What would be right, when we can tell.
+    pub hint: Option<String>,
+    /// The source line, to show under the message.
+    pub source_line: Option<String>,
+    /// How many characters of the line the problem spans.
+    pub width: usize,
+}
+
+impl Diagnostic {
+    /// A problem with a whole file (it cannot be read, it is empty...).
+    pub fn file(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            path: path.into(),
+            line: 0,
+            col: 0,
+            message: message.into(),
+            hint: None,
+            source_line: None,
+            width: 0,
+        }
+    }
+
+    /// A problem at a position of `text` (the whole file, after BOM and CRLF clean-up).
+    pub fn at(
+        path: impl Into<PathBuf>,
+        text: &str,
+        line: usize,
+        col: usize,
+        width: usize,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            path: path.into(),
+            line,
+            col,
+            message: message.into(),
+            hint: None,
+            source_line: text.lines().nth(line.saturating_sub(1)).map(str::to_string),
+            width: width.max(1),
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// The `path:line:col` an editor can jump to.
+    pub fn location(&self) -> String {
+        let path = self.path.display();
+        if self.line == 0 {
+            path.to_string()
+        } else {
+            format!("{path}:{}:{}", self.line, self.col)
+        }
+    }
+
+    /// The message with the source line and a caret under the problem, for a terminal.
+    pub fn render(&self, renderer: &Renderer) -> String {
+        let mut out = format!("{}: error: {}", self.location(), self.message);
+        let mut group = Group::with_level(Level::ERROR);
+        let mut has_elements = false;
+        if let Some(line) = &self.source_line {
+            let start = char_to_byte(line, self.col.saturating_sub(1));
+            let end = char_to_byte(line, self.col.saturating_sub(1) + self.width).max(start);
+            group = group.element(
+                Snippet::source(line.as_str())
+                    .line_start(self.line)
+                    .annotation(AnnotationKind::Primary.span(start..end)),
+            );
+            has_elements = true;
+        }
+        if let Some(hint) = &self.hint {
+            group = group.element(Level::HELP.message(hint.as_str()));
+            has_elements = true;
+        }
+        if has_elements {
+            out.push('\n');
+            out.push_str(&renderer.render(&[group]));
+        }
+        out
+    }
+}
+
+fn char_to_byte(line: &str, chars: usize) -> usize {
+    line.char_indices()
+        .nth(chars)
+        .map_or(line.len(), |(i, _)| i)
+}
+
+impl fmt::Display for Diagnostic {
+    /// One plain line: `path:line:col: message (hint)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location(), self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every problem of a failed build, sorted by file and position so the report is stable.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn sorted(mut list: Vec<Diagnostic>) -> Diagnostics {
+        list.sort_by(|a, b| {
+            (&a.path, a.line, a.col, &a.message).cmp(&(&b.path, b.line, b.col, &b.message))
+        });
+        Diagnostics(list)
+    }
+
+    pub fn files(&self) -> usize {
+        let mut paths: Vec<&Path> = self.0.iter().map(|d| d.path.as_path()).collect();
+        paths.dedup();
+        paths.len()
+    }
+
+    pub fn render(&self, renderer: &Renderer) -> String {
+        let mut out = String::new();
+        for diagnostic in &self.0 {
+            out.push_str(&diagnostic.render(renderer));
+            out.push_str("\n\n");
+        }
+        let (n, files) = (self.0.len(), self.files());
+        out.push_str(&format!(
+            "{n} error{} in {files} file{}",
+            if n == 1 { "" } else { "s" },
+            if files == 1 { "" } else { "s" }
+        ));
+        out
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for diagnostic in &self.0 {
+            writeln!(f, "{diagnostic}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}

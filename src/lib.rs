@@ -1,0 +1,14 @@
+//! `outages`: a static site generator for outage archives.
+//!
+//! The pipeline runs one way: [`content`] reads files into the [`model`], [`archive`]
+//! assembles and sorts it, [`render`] plans and renders every page, [`output`] writes the
+//! bytes. [`build`] drives it; the binary adds the command line.
+
+pub mod archive;
+pub mod build;
+pub mod config;
+pub mod content;
+pub mod diagnostics;
+pub mod model;
+pub mod output;
+pub mod render;

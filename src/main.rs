@@ -1,0 +1,146 @@
+//! The `outages` command line: parses arguments, runs a command, prints the result and
+//! maps it to an exit code (0 done, 1 content errors, 2 usage errors).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use annotate_snippets::Renderer;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use outages::build::{self, Error, Options, Summary};
+use outages::config::BaseUrl;
+
+#[derive(Parser)]
+#[command(
+    name = "outages",
+    version,
+    about = "Build a static outage archive from markdown incident write-ups"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+struct SiteArgs {
+    /// The site folder, holding `content/` (and optionally site.yaml, templates/, static/).
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the site into public/ (or --output).
+    Build {
+        #[command(flatten)]
+        site: SiteArgs,
+        /// Where to write the site. Files the build did not write are removed from it.
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// The URL the site is published at, e.g. https://user.github.io/repo/ (overrides site.yaml).
+        #[arg(long, value_parser = parse_base_url)]
+        base_url: Option<BaseUrl>,
+        /// Include incidents marked `draft: true`.
+        #[arg(long)]
+        drafts: bool,
+    },
+    /// Validate everything a build would, and write nothing.
+    Check {
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+}
+
+fn parse_base_url(text: &str) -> Result<BaseUrl, String> {
+    BaseUrl::parse(text)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (result, verb) = match cli.command {
+        Command::Build {
+            site,
+            output,
+            base_url,
+            drafts,
+        } => {
+            let options = Options {
+                root: site.root,
+                output,
+                base_url,
+                drafts,
+            };
+            let progress = progress_bar();
+            (build::build(&options, &progress), "built")
+        }
+        Command::Check { site } => (build::check(&Options::new(site.root)), "checked"),
+    };
+    match result {
+        Ok(summary) => {
+            println!("{}", summary_line(verb, &summary));
+            ExitCode::SUCCESS
+        }
+        Err(Error::Invalid(diagnostics)) => {
+            let renderer = if std::io::stderr().is_terminal() {
+                Renderer::styled()
+            } else {
+                Renderer::plain()
+            };
+            eprintln!("{}", diagnostics.render(&renderer));
+            ExitCode::from(1)
+        }
+        Err(error @ Error::Usage(_)) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+        Err(error @ Error::Io { .. }) => {
+            eprintln!("error: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn summary_line(verb: &str, s: &Summary) -> String {
+    let files = if verb == "built" {
+        format!(
+            ", {} written, {} unchanged, {} removed",
+            s.written.written, s.written.unchanged, s.written.removed
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{verb} {} incidents from {} providers: {} pages, {} files{files} in {:.2}s",
+        s.incidents,
+        s.providers,
+        s.pages,
+        s.files,
+        s.elapsed.as_secs_f64()
+    )
+}
+
+/// A bar on a terminal, drawn only once a build has run for a second; nothing in CI or
+/// when the output is piped.
+fn progress_bar() -> ProgressBar {
+    let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    if !interactive {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} rendering {pos}/{len} files [{bar:30}] {eta}")
+            .expect("the template is valid")
+            .progress_chars("=> "),
+    );
+    let delayed = bar.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(1));
+        if !delayed.is_finished() {
+            delayed.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    });
+    bar
+}

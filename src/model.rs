@@ -1,0 +1,485 @@
+//! The incident model: what an archive is made of, with no notion of HTML or files.
+//!
+//! Every type here is validated once, where it is made, so the rest of the pipeline can
+//! trust it: a [`Slug`] is always a safe path segment, a [`Timestamp`] is always UTC.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+/// An instant in UTC. Offsets in the source are applied once, at parse time.
+pub type Timestamp = DateTime<Utc>;
+
+/// How bad an incident was, as status pages grade it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Impact {
+    None,
+    Minor,
+    Major,
+    Critical,
+    Maintenance,
+}
+
+impl Impact {
+    pub const ALL: [Impact; 5] = [
+        Impact::None,
+        Impact::Minor,
+        Impact::Major,
+        Impact::Critical,
+        Impact::Maintenance,
+    ];
+
+    /// Reads the keyword (`major`) or the label a status page shows (`Partial outage`),
+    /// case-insensitively.
+    pub fn parse(text: &str) -> Option<Impact> {
+        let wanted = text.trim();
+        Impact::ALL.into_iter().find(|impact| {
+            wanted.eq_ignore_ascii_case(impact.keyword())
+                || wanted.eq_ignore_ascii_case(impact.label())
+        })
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Impact::None => "none",
+            Impact::Minor => "minor",
+            Impact::Major => "major",
+            Impact::Critical => "critical",
+            Impact::Maintenance => "maintenance",
+        }
+    }
+
+    /// The words a status page shows for this impact.
+    pub fn label(self) -> &'static str {
+        match self {
+            Impact::None => "No impact",
+            Impact::Minor => "Degraded performance",
+            Impact::Major => "Partial outage",
+            Impact::Critical => "Major outage",
+            Impact::Maintenance => "Under maintenance",
+        }
+    }
+}
+
+/// Whether the incident was confirmed by the provider or only suspected from outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Confirmed,
+    Suspected,
+}
+
+impl Level {
+    pub fn parse(text: &str) -> Option<Level> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "confirmed" => Some(Level::Confirmed),
+            "suspected" => Some(Level::Suspected),
+            _ => None,
+        }
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Level::Confirmed => "confirmed",
+            Level::Suspected => "suspected",
+        }
+    }
+}
+
+/// A single, safe URL path segment: `[a-z0-9-]`, not empty, never `.` or `..`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Slug(String);
+
+/// Why a text cannot be a slug.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlugError {
+    Empty,
+    /// Holds `/`, `\` or is `.`/`..`: it would name another folder.
+    PathLike,
+    /// Has characters outside `[a-z0-9-]`; carries the slugified suggestion.
+    NotCanonical(String),
+}
+
+impl Slug {
+    /// Accepts only text that already is a slug; this is what `slug:` fields must be.
+    pub fn parse(text: &str) -> Result<Slug, SlugError> {
+        check_segment(text)?;
+        let canonical = slug::slugify(text);
+        if canonical.is_empty() {
+            Err(SlugError::Empty)
+        } else if canonical == text {
+            Ok(Slug(canonical))
+        } else {
+            Err(SlugError::NotCanonical(canonical))
+        }
+    }
+
+    /// Turns a name (`Greenmesh Cloud`) or a file stem into a slug (`greenmesh-cloud`),
+    /// refusing anything that looks like a path.
+    pub fn from_name(text: &str) -> Result<Slug, SlugError> {
+        check_segment(text)?;
+        let canonical = slug::slugify(text);
+        if canonical.is_empty() {
+            Err(SlugError::Empty)
+        } else {
+            Ok(Slug(canonical))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn check_segment(text: &str) -> Result<(), SlugError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        Err(SlugError::Empty)
+    } else if trimmed.contains(['/', '\\']) || trimmed.split('.').all(str::is_empty) {
+        Err(SlugError::PathLike)
+    } else {
+        Ok(())
+    }
+}
+
+impl fmt::Display for Slug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Display for SlugError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SlugError::Empty => f.write_str("is empty"),
+            SlugError::PathLike => {
+                f.write_str("must be a single path segment, without `/`, `\\` or `..`")
+            }
+            SlugError::NotCanonical(_) => {
+                f.write_str("may hold only lowercase letters, digits and `-`")
+            }
+        }
+    }
+}
+
+/// A URL from content that is safe to put in an `href`: absolute http or https.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct WebUrl(String);
+
+impl WebUrl {
+    pub fn parse(text: &str) -> Option<WebUrl> {
+        let text = text.trim();
+        let lower = text.to_ascii_lowercase();
+        let rest = lower
+            .strip_prefix("https://")
+            .or_else(|| lower.strip_prefix("http://"))?;
+        let host_ok = rest
+            .split(['/', '?', '#'])
+            .next()
+            .is_some_and(|host| !host.is_empty());
+        let clean = !text
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '<' | '>' | '`'));
+        (host_ok && clean).then(|| WebUrl(text.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A status word of an update; the common ones are known, any other is kept as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Investigating,
+    Identified,
+    Monitoring,
+    Update,
+    Resolved,
+    Postmortem,
+    Scheduled,
+    InProgress,
+    Verifying,
+    Completed,
+    Other(String),
+}
+
+impl Status {
+    pub fn parse(text: &str) -> Status {
+        let text = text.trim();
+        match text.to_ascii_lowercase().replace('_', " ").as_str() {
+            "investigating" => Status::Investigating,
+            "identified" => Status::Identified,
+            "monitoring" => Status::Monitoring,
+            "update" => Status::Update,
+            "resolved" => Status::Resolved,
+            "postmortem" | "post-mortem" => Status::Postmortem,
+            "scheduled" => Status::Scheduled,
+            "in progress" => Status::InProgress,
+            "verifying" => Status::Verifying,
+            "completed" => Status::Completed,
+            _ => Status::Other(text.to_string()),
+        }
+    }
+
+    /// The status as written in content, lowercase for known words.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Status::Investigating => "investigating",
+            Status::Identified => "identified",
+            Status::Monitoring => "monitoring",
+            Status::Update => "update",
+            Status::Resolved => "resolved",
+            Status::Postmortem => "postmortem",
+            Status::Scheduled => "scheduled",
+            Status::InProgress => "in progress",
+            Status::Verifying => "verifying",
+            Status::Completed => "completed",
+            Status::Other(text) => text,
+        }
+    }
+}
+
+/// A length of time, in whole seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Duration(pub i64);
+
+impl Duration {
+    pub fn between(start: Timestamp, end: Timestamp) -> Duration {
+        Duration((end - start).num_seconds().max(0))
+    }
+
+    pub fn seconds(self) -> i64 {
+        self.0
+    }
+
+    /// Reads `3h 24m`, `1d 2h`, `45m`, `90s` or `2h15m`.
+    pub fn parse(text: &str) -> Option<Duration> {
+        let mut total: i64 = 0;
+        let mut number = String::new();
+        let mut seen_unit = false;
+        for c in text.trim().chars() {
+            match c {
+                '0'..='9' => number.push(c),
+                ' ' if number.is_empty() => {}
+                'd' | 'h' | 'm' | 's' => {
+                    let value: i64 = number.parse().ok()?;
+                    let unit = match c {
+                        'd' => 86_400,
+                        'h' => 3_600,
+                        'm' => 60,
+                        _ => 1,
+                    };
+                    total = total.checked_add(value.checked_mul(unit)?)?;
+                    number.clear();
+                    seen_unit = true;
+                }
+                _ => return None,
+            }
+        }
+        (seen_unit && number.is_empty()).then_some(Duration(total))
+    }
+}
+
+impl fmt::Display for Duration {
+    /// `3h 24m`, `2d 4h`, `45m`; seconds only when under a minute.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.0;
+        if secs < 60 {
+            return write!(f, "{secs}s");
+        }
+        let (days, hours, minutes) = (secs / 86_400, secs % 86_400 / 3_600, secs % 3_600 / 60);
+        let parts = [(days, "d"), (hours, "h"), (minutes, "m")];
+        let mut first = true;
+        for (value, unit) in parts {
+            if value > 0 {
+                if !first {
+                    f.write_str(" ")?;
+                }
+                write!(f, "{value}{unit}")?;
+                first = false;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One entry of an incident's timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    pub at: Timestamp,
+    pub status: Status,
+    /// Markdown, as the provider wrote it.
+    pub body: String,
+}
+
+/// Where an incident was imported from; kept so a re-import finds it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub kind: String,
+    pub id: String,
+}
+
+/// One incident, fully validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Incident {
+    /// The file it came from, relative to the site root (for messages only).
+    pub file: PathBuf,
+    pub title: String,
+    pub provider: Slug,
+    /// The provider's name as the incident gives it, if it does.
+    pub provider_name: Option<String>,
+    pub slug: Slug,
+    pub started: Timestamp,
+    /// `None` while the incident is ongoing.
+    pub resolved: Option<Timestamp>,
+    pub impact: Impact,
+    pub level: Option<Level>,
+    pub components: Vec<String>,
+    /// Components counted but not named (down.guide's `+1`).
+    pub unnamed_components: u32,
+    pub regions: Vec<String>,
+    pub id: Option<String>,
+    pub official_url: Option<WebUrl>,
+    /// Site-relative paths (`/old/url/`) that must keep working.
+    pub aliases: Vec<String>,
+    pub draft: bool,
+    pub source: Option<Source>,
+    pub extra: Option<serde_json::Value>,
+    /// Markdown before the first update.
+    pub summary: String,
+    /// In time order, the postmortem included.
+    pub updates: Vec<Update>,
+    /// down.guide's attribution line, markdown.
+    pub attribution: Option<String>,
+}
+
+impl Incident {
+    pub fn duration(&self) -> Option<Duration> {
+        self.resolved
+            .map(|end| Duration::between(self.started, end))
+    }
+
+    pub fn is_ongoing(&self) -> bool {
+        self.resolved.is_none()
+    }
+
+    /// The time of the latest thing that happened to this incident: what feeds call `updated`.
+    pub fn updated(&self) -> Timestamp {
+        self.updates
+            .iter()
+            .map(|update| update.at)
+            .chain(self.resolved)
+            .fold(self.started, Timestamp::max)
+    }
+
+    pub fn postmortem(&self) -> Option<&Update> {
+        self.updates.iter().find(|u| u.status == Status::Postmortem)
+    }
+
+    pub fn timeline(&self) -> impl Iterator<Item = &Update> {
+        self.updates
+            .iter()
+            .filter(|u| u.status != Status::Postmortem)
+    }
+
+    pub fn component_count(&self) -> usize {
+        self.components.len() + self.unnamed_components as usize
+    }
+}
+
+/// A provider as described by its `_index.md`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProviderInfo {
+    pub file: PathBuf,
+    pub name: Option<String>,
+    pub url: Option<WebUrl>,
+    pub status_page: Option<WebUrl>,
+    /// Markdown: the `description` field or the file's body.
+    pub description: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impact_reads_keywords_and_labels() {
+        assert_eq!(Impact::parse("critical"), Some(Impact::Critical));
+        assert_eq!(Impact::parse("Major outage"), Some(Impact::Critical));
+        assert_eq!(Impact::parse("partial OUTAGE"), Some(Impact::Major));
+        assert_eq!(Impact::parse("Degraded performance"), Some(Impact::Minor));
+        assert_eq!(
+            Impact::parse("under maintenance"),
+            Some(Impact::Maintenance)
+        );
+        assert_eq!(Impact::parse("No impact"), Some(Impact::None));
+        assert_eq!(Impact::parse("sever"), None);
+    }
+
+    #[test]
+    fn slugs_are_single_safe_segments() {
+        assert_eq!(Slug::parse("webapp-down").unwrap().as_str(), "webapp-down");
+        assert_eq!(Slug::parse("../../x"), Err(SlugError::PathLike));
+        assert_eq!(Slug::parse("a/b"), Err(SlugError::PathLike));
+        assert_eq!(Slug::parse(".."), Err(SlugError::PathLike));
+        assert_eq!(Slug::parse(""), Err(SlugError::Empty));
+        assert_eq!(
+            Slug::parse("My Slug"),
+            Err(SlugError::NotCanonical("my-slug".into()))
+        );
+        assert_eq!(
+            Slug::from_name("Greenmesh Cloud").unwrap().as_str(),
+            "greenmesh-cloud"
+        );
+        assert_eq!(
+            Slug::from_name("000_8c1ae5358ecda903").unwrap().as_str(),
+            "000-8c1ae5358ecda903"
+        );
+        assert_eq!(Slug::from_name("a\\b"), Err(SlugError::PathLike));
+        assert_eq!(Slug::from_name("!!!"), Err(SlugError::Empty));
+    }
+
+    #[test]
+    fn urls_must_be_http_or_https() {
+        assert!(WebUrl::parse("https://stspg.io/0ywk8cvcqg82").is_some());
+        assert!(WebUrl::parse("HTTP://example.com").is_some());
+        assert!(WebUrl::parse("javascript:alert(1)").is_none());
+        assert!(WebUrl::parse("https://").is_none());
+        assert!(WebUrl::parse("https://x.com/\"onmouseover=alert(1)").is_none());
+        assert!(WebUrl::parse("data:text/html,hi").is_none());
+    }
+
+    #[test]
+    fn durations_parse_and_print() {
+        assert_eq!(
+            Duration::parse("3h 24m"),
+            Some(Duration(3 * 3600 + 24 * 60))
+        );
+        assert_eq!(Duration::parse("2h15m"), Some(Duration(2 * 3600 + 15 * 60)));
+        assert_eq!(Duration::parse("1d 2h"), Some(Duration(86_400 + 7_200)));
+        assert_eq!(Duration::parse("45m").unwrap().to_string(), "45m");
+        assert_eq!(Duration::parse("3h 24m").unwrap().to_string(), "3h 24m");
+        assert_eq!(Duration(90_000).to_string(), "1d 1h");
+        assert_eq!(Duration(30).to_string(), "30s");
+        assert_eq!(Duration::parse("3 hours"), None);
+        assert_eq!(Duration::parse("12"), None);
+        assert_eq!(Duration::parse(""), None);
+    }
+
+    #[test]
+    fn statuses_known_and_other() {
+        assert_eq!(Status::parse("In Progress"), Status::InProgress);
+        assert_eq!(Status::parse("postmortem"), Status::Postmortem);
+        assert_eq!(
+            Status::parse("Mitigated"),
+            Status::Other("Mitigated".into())
+        );
+    }
+}

@@ -1,0 +1,300 @@
+//! Atom 1.0, RSS 2.0 and JSON Feed 1.1, from the same entries. Entry ids are tag URIs that
+//! never change; a feed's `updated` is its newest entry's, never the build time, so an
+//! unchanged archive gives byte-identical feeds.
+
+use std::borrow::Cow;
+
+use atom_syndication as atom;
+use chrono::{DateTime, FixedOffset};
+use serde::Serialize;
+
+use crate::render::views::{IncidentView, TimeView};
+
+/// One feed: the site's or a provider's.
+pub struct FeedSpec<'a> {
+    pub title: String,
+    pub description: String,
+    pub language: &'a str,
+    /// The page the feed is about, absolute.
+    pub home_url: String,
+    /// The absolute URL of the folder holding the three feeds.
+    pub dir_url: String,
+    /// The feed's own id: a tag URI like the entries'.
+    pub tag: String,
+    /// Newest first.
+    pub entries: Vec<&'a IncidentView>,
+}
+
+impl FeedSpec<'_> {
+    fn updated(&self) -> String {
+        self.entries
+            .iter()
+            .map(|entry| entry.updated.iso.as_str())
+            .max()
+            .unwrap_or("1970-01-01T00:00:00Z")
+            .to_string()
+    }
+}
+
+fn parse_time(iso: &str) -> DateTime<FixedOffset> {
+    DateTime::parse_from_rfc3339(iso).unwrap_or_default()
+}
+
+pub fn atom(spec: &FeedSpec) -> Vec<u8> {
+    let link = |href: String, rel: &str, mime: Option<&str>| atom::Link {
+        href,
+        rel: rel.to_string(),
+        mime_type: mime.map(str::to_string),
+        ..Default::default()
+    };
+    let text = |value: &str| atom::Text::plain(xml_safe(value).into_owned());
+    let entries = spec
+        .entries
+        .iter()
+        .map(|incident| atom::Entry {
+            title: text(&incident.summary.title),
+            id: incident.tag.clone(),
+            updated: parse_time(&incident.updated.iso),
+            published: Some(parse_time(&incident.summary.started.iso)),
+            authors: vec![atom::Person {
+                name: xml_safe(&incident.summary.provider.name).into_owned(),
+                ..Default::default()
+            }],
+            categories: vec![atom::Category {
+                term: incident.summary.impact.keyword.to_string(),
+                label: Some(incident.summary.impact.label.to_string()),
+                ..Default::default()
+            }],
+            links: vec![link(
+                incident.summary.url.clone(),
+                "alternate",
+                Some("text/html"),
+            )],
+            summary: Some(text(&summary_line(incident))),
+            content: Some(atom::Content {
+                value: Some(xml_safe(&entry_html(incident)).into_owned()),
+                content_type: Some("html".to_string()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .collect();
+    let feed = atom::Feed {
+        title: text(&spec.title),
+        id: spec.tag.clone(),
+        updated: parse_time(&spec.updated()),
+        subtitle: Some(text(&spec.description)),
+        lang: Some(spec.language.to_string()),
+        links: vec![
+            link(
+                format!("{}feed.xml", spec.dir_url),
+                "self",
+                Some("application/atom+xml"),
+            ),
+            link(spec.home_url.clone(), "alternate", Some("text/html")),
+        ],
+        authors: vec![atom::Person {
+            name: xml_safe(&spec.title).into_owned(),
+            ..Default::default()
+        }],
+        generator: Some(atom::Generator {
+            value: "outages".to_string(),
+            uri: None,
+            version: None,
+        }),
+        entries,
+        ..Default::default()
+    };
+    let mut out = feed
+        .write_to(Vec::new())
+        .expect("writing to memory cannot fail");
+    out.push(b'\n');
+    out
+}
+
+pub fn rss(spec: &FeedSpec) -> Vec<u8> {
+    let rfc2822 = |time: &TimeView| parse_time(&time.iso).to_rfc2822();
+    let items = spec
+        .entries
+        .iter()
+        .map(|incident| rss::Item {
+            title: Some(xml_safe(&incident.summary.title).into_owned()),
+            link: Some(incident.summary.url.clone()),
+            description: Some(xml_safe(&entry_html(incident)).into_owned()),
+            guid: Some(rss::Guid {
+                value: incident.tag.clone(),
+                permalink: false,
+            }),
+            pub_date: Some(rfc2822(&incident.summary.started)),
+            categories: vec![rss::Category {
+                name: incident.summary.impact.label.to_string(),
+                domain: None,
+            }],
+            ..Default::default()
+        })
+        .collect();
+    let channel = rss::Channel {
+        title: xml_safe(&spec.title).into_owned(),
+        link: spec.home_url.clone(),
+        description: xml_safe(&spec.description).into_owned(),
+        language: Some(spec.language.to_string()),
+        last_build_date: Some(parse_time(&spec.updated()).to_rfc2822()),
+        generator: Some("outages".to_string()),
+        atom_ext: Some(rss::extension::atom::AtomExtension {
+            links: vec![atom::Link {
+                href: format!("{}rss.xml", spec.dir_url),
+                rel: "self".to_string(),
+                mime_type: Some("application/rss+xml".to_string()),
+                ..Default::default()
+            }],
+        }),
+        items,
+        ..Default::default()
+    };
+    let mut out = channel
+        .write_to(Vec::new())
+        .expect("writing to memory cannot fail");
+    out.push(b'\n');
+    out
+}
+
+#[derive(Serialize)]
+struct JsonFeed<'a> {
+    version: &'static str,
+    title: &'a str,
+    home_page_url: &'a str,
+    feed_url: String,
+    description: &'a str,
+    language: &'a str,
+    items: Vec<JsonItem<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonItem<'a> {
+    id: &'a str,
+    url: &'a str,
+    title: &'a str,
+    summary: String,
+    content_html: String,
+    date_published: &'a str,
+    date_modified: &'a str,
+    authors: [JsonAuthor<'a>; 1],
+    tags: [&'a str; 2],
+}
+
+#[derive(Serialize)]
+struct JsonAuthor<'a> {
+    name: &'a str,
+    url: &'a str,
+}
+
+pub fn json(spec: &FeedSpec) -> Vec<u8> {
+    let feed = JsonFeed {
+        version: "https://jsonfeed.org/version/1.1",
+        title: &spec.title,
+        home_page_url: &spec.home_url,
+        feed_url: format!("{}feed.json", spec.dir_url),
+        description: &spec.description,
+        language: spec.language,
+        items: spec
+            .entries
+            .iter()
+            .map(|incident| JsonItem {
+                id: &incident.tag,
+                url: &incident.summary.url,
+                title: &incident.summary.title,
+                summary: summary_line(incident),
+                content_html: entry_html(incident),
+                date_published: &incident.summary.started.iso,
+                date_modified: &incident.updated.iso,
+                authors: [JsonAuthor {
+                    name: &incident.summary.provider.name,
+                    url: &incident.summary.provider.url,
+                }],
+                tags: [
+                    incident.summary.impact.keyword,
+                    &incident.summary.provider.slug,
+                ],
+            })
+            .collect(),
+    };
+    let mut out = serde_json::to_vec_pretty(&feed).expect("a feed always serialises");
+    out.push(b'\n');
+    out
+}
+
+/// `Major outage · 3h 24m · ServiceNow Cloud Observability`
+fn summary_line(incident: &IncidentView) -> String {
+    let s = &incident.summary;
+    let duration = s.duration.as_deref().unwrap_or("ongoing");
+    format!(
+        "{} · {} · {} · started {}",
+        s.impact.label, duration, s.provider.name, s.started.text
+    )
+}
+
+/// The whole incident as HTML for feed readers: facts, timeline, postmortem. Every piece
+/// of content in it was sanitised when the views were made; text fields are escaped here.
+fn entry_html(incident: &IncidentView) -> String {
+    let mut html = format!("<p>{}</p>\n", escape(&summary_line(incident)));
+    if !incident.components.is_empty() {
+        html.push_str(&format!(
+            "<p>Components: {}</p>\n",
+            escape(&incident.components.join(", "))
+        ));
+    }
+    html.push_str(&incident.summary_html);
+    if !incident.timeline.is_empty() {
+        html.push_str("<ul>\n");
+        for update in &incident.timeline {
+            html.push_str(&format!(
+                "<li><strong>{}</strong> {}\n{}</li>\n",
+                escape(&update.status),
+                escape(&update.time.text),
+                update.html
+            ));
+        }
+        html.push_str("</ul>\n");
+    }
+    if let Some(postmortem) = &incident.postmortem {
+        html.push_str(&format!("<h3>Postmortem</h3>\n{}", postmortem.html));
+    }
+    html
+}
+
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Removes the characters XML 1.0 forbids (C0 controls other than tab and newlines,
+/// U+FFFE, U+FFFF): feed crates write them as they are and readers then reject the feed.
+pub fn xml_safe(text: &str) -> Cow<'_, str> {
+    let forbidden = |c: char| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}');
+    if text.contains(forbidden) {
+        Cow::Owned(text.chars().filter(|c| !forbidden(*c)).collect())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forbidden_xml_characters_are_removed() {
+        assert_eq!(xml_safe("a\u{0}b\u{1b}c\td\n\u{fffe}"), "abc\td\n");
+        assert!(matches!(xml_safe("clean"), Cow::Borrowed(_)));
+    }
+}

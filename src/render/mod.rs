@@ -1,0 +1,508 @@
+//! From the archive to bytes: the page plan (every file of the site and what it is made
+//! from), then rendering each page. Nothing here touches the output folder.
+
+pub mod api;
+pub mod feeds;
+pub mod markdown;
+mod sitemap;
+pub mod theme;
+pub mod views;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use tera::Context;
+
+use crate::archive::Archive;
+use crate::config::Config;
+use crate::diagnostics::Diagnostic;
+use crate::render::feeds::FeedSpec;
+use crate::render::theme::{AssetSource, Theme};
+use crate::render::views::{
+    FeedLinks, IncidentView, SummaryView, Views, incident_dir, provider_dir,
+};
+
+/// How many finished incidents the home page lists under "Latest".
+const HOME_LATEST: usize = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedFormat {
+    Atom,
+    Rss,
+    Json,
+}
+
+impl FeedFormat {
+    const ALL: [FeedFormat; 3] = [FeedFormat::Atom, FeedFormat::Rss, FeedFormat::Json];
+
+    fn file_name(self) -> &'static str {
+        match self {
+            FeedFormat::Atom => "feed.xml",
+            FeedFormat::Rss => "rss.xml",
+            FeedFormat::Json => "feed.json",
+        }
+    }
+}
+
+/// What a page is, and so what it is made from. Indices point into the archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PageKind {
+    Home,
+    NotFound,
+    Provider(usize),
+    Incident(usize),
+    /// `None`: the site's feed.
+    Feed(Option<usize>, FeedFormat),
+    ApiProviders,
+    ApiProvider(usize),
+    ApiIncident(usize),
+    Sitemap,
+    Robots,
+    NoJekyll,
+    Cname,
+    /// A redirect from an old URL to an incident.
+    Alias(usize),
+    /// The asset at this index of the theme.
+    Asset(usize),
+}
+
+/// One file of the site: its path under the output folder and what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// `/`-separated, relative, made only of checked slugs and fixed names.
+    pub path: String,
+    pub kind: PageKind,
+}
+
+/// Every file of the site, sorted by path. Two things that would be written to one path
+/// are an error naming both.
+pub fn plan(
+    archive: &Archive,
+    config: &Config,
+    theme: &Theme,
+) -> Result<Vec<Page>, Vec<Diagnostic>> {
+    let mut pages =
+        Vec::with_capacity(archive.incidents.len() * 2 + archive.providers.len() * 5 + 16);
+    let mut add = |path: String, kind: PageKind| pages.push(Page { path, kind });
+    add("index.html".into(), PageKind::Home);
+    add("404.html".into(), PageKind::NotFound);
+    add("sitemap.xml".into(), PageKind::Sitemap);
+    add("robots.txt".into(), PageKind::Robots);
+    add(".nojekyll".into(), PageKind::NoJekyll);
+    add(api::providers_path(), PageKind::ApiProviders);
+    if config.cname.is_some() {
+        add("CNAME".into(), PageKind::Cname);
+    }
+    for format in FeedFormat::ALL {
+        add(format.file_name().into(), PageKind::Feed(None, format));
+    }
+    for (index, provider) in archive.providers.iter().enumerate() {
+        let dir = provider_dir(provider.slug.as_str());
+        add(format!("{dir}index.html"), PageKind::Provider(index));
+        add(
+            api::provider_path(provider.slug.as_str()),
+            PageKind::ApiProvider(index),
+        );
+        for format in FeedFormat::ALL {
+            add(
+                format!("{dir}{}", format.file_name()),
+                PageKind::Feed(Some(index), format),
+            );
+        }
+    }
+    for (index, incident) in archive.incidents.iter().enumerate() {
+        add(
+            format!("{}index.html", incident_dir(incident)),
+            PageKind::Incident(index),
+        );
+        add(
+            api::incident_path(incident.provider.as_str(), incident.slug.as_str()),
+            PageKind::ApiIncident(index),
+        );
+        for alias in &incident.aliases {
+            let path = if alias.ends_with('/') {
+                format!("{alias}index.html")
+            } else {
+                alias.clone()
+            };
+            add(path, PageKind::Alias(index));
+        }
+    }
+    // A site's own static file wins over a generated file of the same name (a custom
+    // robots.txt, say); the default theme's assets never collide.
+    let assets: HashMap<&str, usize> = theme
+        .assets
+        .iter()
+        .enumerate()
+        .map(|(i, asset)| (asset.path.as_str(), i))
+        .collect();
+    pages.retain(|page| !assets.contains_key(page.path.as_str()));
+    pages.extend(assets.iter().map(|(path, &i)| Page {
+        path: path.to_string(),
+        kind: PageKind::Asset(i),
+    }));
+    pages.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let mut errors = Vec::new();
+    for pair in pages.windows(2) {
+        if pair[0].path == pair[1].path {
+            let (first, second) = (owner(archive, &pair[0]), owner(archive, &pair[1]));
+            let (file, other) = match (&first.0, &second.0) {
+                (_, Some(file)) => (file.clone(), first.1),
+                (Some(file), None) => (file.clone(), second.1),
+                (None, None) => (
+                    PathBuf::from("content"),
+                    format!("{} and {}", first.1, second.1),
+                ),
+            };
+            errors.push(
+                Diagnostic::file(
+                    file,
+                    format!("would be written to `{}`, like {other}", pair[0].path),
+                )
+                .with_hint("give one of them another `slug:` (or alias)"),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(pages)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The file a page comes from, if one, and a description of it for collision messages.
+fn owner(archive: &Archive, page: &Page) -> (Option<PathBuf>, String) {
+    match page.kind {
+        PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i) => {
+            let file = archive.incidents[i].file.clone();
+            let what = format!("the incident in `{}`", file.display());
+            (Some(file), what)
+        }
+        PageKind::Provider(i) => (
+            None,
+            format!("the page of provider `{}`", archive.providers[i].slug),
+        ),
+        _ => (None, format!("the generated `{}`", page.path)),
+    }
+}
+
+/// Renders pages; made once per build with everything pages share already prepared.
+pub struct Renderer<'a> {
+    archive: &'a Archive,
+    config: &'a Config,
+    theme: Theme,
+    views: Views,
+}
+
+#[derive(Serialize)]
+struct SiteView<'a> {
+    title: &'a str,
+    description: &'a str,
+    language: &'a str,
+    url: String,
+    path: &'a str,
+    css: String,
+    feeds: FeedLinks,
+}
+
+#[derive(Serialize)]
+struct PageMeta<'a> {
+    kind: &'static str,
+    title: &'a str,
+    description: String,
+    canonical: String,
+    feeds: &'a FeedLinks,
+    feed_title: String,
+}
+
+#[derive(Serialize)]
+struct Year<'a> {
+    year: i32,
+    incidents: Vec<&'a SummaryView>,
+}
+
+impl<'a> Renderer<'a> {
+    pub fn new(archive: &'a Archive, config: &'a Config, mut theme: Theme) -> Renderer<'a> {
+        let base = &config.base_url;
+        let site = SiteView {
+            title: &config.title,
+            description: &config.description,
+            language: &config.language,
+            url: base.url(""),
+            path: base.root_path(),
+            css: base.path("style.css"),
+            feeds: FeedLinks::new(base, ""),
+        };
+        // Serialised once: every page shares it.
+        theme.tera.global_context().insert("site", &site);
+        let views = Views::new(archive, base);
+        Renderer {
+            archive,
+            config,
+            theme,
+            views,
+        }
+    }
+
+    pub fn incident_count(&self) -> usize {
+        self.archive.incidents.len()
+    }
+
+    /// The bytes of one page. A template error names the template and the page.
+    pub fn render(&self, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let base = &self.config.base_url;
+        let site_feeds = FeedLinks::new(base, "");
+        Ok(match page.kind {
+            PageKind::Home => {
+                let ongoing: Vec<&SummaryView> = self
+                    .views
+                    .incidents
+                    .iter()
+                    .filter(|i| i.summary.ongoing)
+                    .map(|i| &i.summary)
+                    .collect();
+                let latest: Vec<&SummaryView> = self
+                    .views
+                    .incidents
+                    .iter()
+                    .filter(|i| !i.summary.ongoing)
+                    .take(HOME_LATEST)
+                    .map(|i| &i.summary)
+                    .collect();
+                let mut ctx = self.html_context(
+                    "home",
+                    &self.config.title,
+                    self.config.description.clone(),
+                    "",
+                    &site_feeds,
+                    "All incidents",
+                );
+                ctx.insert("ongoing", &ongoing);
+                ctx.insert("latest", &latest);
+                ctx.insert("providers", &self.views.providers);
+                ctx.insert("incident_total", &self.views.incidents.len());
+                self.template("index.html", page, &ctx)?
+            }
+            PageKind::NotFound => {
+                let ctx = self.html_context(
+                    "404",
+                    "Page not found",
+                    self.config.description.clone(),
+                    "404.html",
+                    &site_feeds,
+                    "All incidents",
+                );
+                self.template("404.html", page, &ctx)?
+            }
+            PageKind::Provider(i) => {
+                let provider = &self.views.providers[i];
+                let mut years: Vec<Year> = Vec::new();
+                for &index in &self.archive.providers[i].incidents {
+                    let summary = &self.views.incidents[index].summary;
+                    match years.last_mut() {
+                        Some(year) if year.year == summary.started.year => {
+                            year.incidents.push(summary)
+                        }
+                        _ => years.push(Year {
+                            year: summary.started.year,
+                            incidents: vec![summary],
+                        }),
+                    }
+                }
+                let description = format!(
+                    "Every incident of {} in the {}.",
+                    provider.reference.name, self.config.title
+                );
+                let mut ctx = self.html_context(
+                    "provider",
+                    &provider.reference.name,
+                    description,
+                    &provider_dir(&provider.reference.slug),
+                    &provider.feeds,
+                    &format!("{} incidents", provider.reference.name),
+                );
+                ctx.insert("provider", provider);
+                ctx.insert("years", &years);
+                self.template("provider.html", page, &ctx)?
+            }
+            PageKind::Incident(i) => {
+                let incident = &self.views.incidents[i];
+                let provider = self.provider_of(i);
+                let description = format!(
+                    "{} of {}: {}, {}.",
+                    incident.summary.impact.label,
+                    incident.summary.provider.name,
+                    incident.summary.started.text,
+                    incident
+                        .summary
+                        .duration
+                        .as_deref()
+                        .map_or("ongoing".to_string(), |d| format!("lasted {d}"))
+                );
+                let mut ctx = self.html_context(
+                    "incident",
+                    &incident.summary.title,
+                    description,
+                    &incident_dir(&self.archive.incidents[i]),
+                    &provider.feeds,
+                    &format!("{} incidents", provider.reference.name),
+                );
+                ctx.insert("incident", incident);
+                ctx.insert("provider", provider);
+                self.template("incident.html", page, &ctx)?
+            }
+            PageKind::Alias(i) => {
+                let mut ctx = Context::new();
+                ctx.insert("target", &self.views.incidents[i].summary.url);
+                ctx.insert("title", &self.views.incidents[i].summary.title);
+                self.template("alias.html", page, &ctx)?
+            }
+            PageKind::Feed(scope, format) => {
+                let spec = self.feed_spec(scope);
+                match format {
+                    FeedFormat::Atom => feeds::atom(&spec),
+                    FeedFormat::Rss => feeds::rss(&spec),
+                    FeedFormat::Json => feeds::json(&spec),
+                }
+            }
+            PageKind::ApiProviders => api::providers(&self.views.providers, base),
+            PageKind::ApiProvider(i) => {
+                let incidents: Vec<&IncidentView> = self.archive.providers[i]
+                    .incidents
+                    .iter()
+                    .map(|&x| &self.views.incidents[x])
+                    .collect();
+                api::provider(&self.views.providers[i], &incidents, base)
+            }
+            PageKind::ApiIncident(i) => api::incident(&self.views.incidents[i], base),
+            PageKind::Sitemap => self.sitemap(),
+            PageKind::Robots => sitemap::robots(&base.url("sitemap.xml")),
+            PageKind::NoJekyll => Vec::new(),
+            PageKind::Cname => {
+                format!("{}\n", self.config.cname.as_deref().unwrap_or_default()).into_bytes()
+            }
+            PageKind::Asset(i) => match &self.theme.assets[i].source {
+                AssetSource::Embedded(bytes) => bytes.to_vec(),
+                AssetSource::File(path) => std::fs::read(path)
+                    .map_err(|e| Diagnostic::file(path, format!("cannot read: {e}")))?,
+            },
+        })
+    }
+
+    fn provider_of(&self, incident: usize) -> &views::ProviderView {
+        let slug = &self.archive.incidents[incident].provider;
+        let index = self
+            .archive
+            .providers
+            .binary_search_by(|p| p.slug.cmp(slug))
+            .expect("every incident has its provider");
+        &self.views.providers[index]
+    }
+
+    fn html_context(
+        &self,
+        kind: &'static str,
+        title: &str,
+        description: String,
+        site_path: &str,
+        feeds: &FeedLinks,
+        feed_title: &str,
+    ) -> Context {
+        let mut ctx = Context::new();
+        ctx.insert(
+            "page",
+            &PageMeta {
+                kind,
+                title,
+                description,
+                canonical: self.config.base_url.url(site_path),
+                feeds,
+                feed_title: feed_title.to_string(),
+            },
+        );
+        ctx
+    }
+
+    fn template(&self, name: &str, page: &Page, ctx: &Context) -> Result<Vec<u8>, Diagnostic> {
+        let mut out = Vec::with_capacity(16 * 1024);
+        self.theme
+            .tera
+            .render_to(name, ctx, &mut out)
+            .map_err(|error| {
+                let mut message = error.to_string();
+                let mut source = std::error::Error::source(&error);
+                while let Some(cause) = source {
+                    message.push_str(&format!(": {cause}"));
+                    source = cause.source();
+                }
+                Diagnostic::file(
+                    format!("templates/{name}"),
+                    format!("cannot render `{}`: {message}", page.path),
+                )
+            })?;
+        Ok(out)
+    }
+
+    fn feed_spec(&self, scope: Option<usize>) -> FeedSpec<'_> {
+        let base = &self.config.base_url;
+        let limit = self.config.feed_limit;
+        match scope {
+            None => FeedSpec {
+                title: self.config.title.clone(),
+                description: self.config.description.clone(),
+                language: &self.config.language,
+                home_url: base.url(""),
+                dir_url: base.url(""),
+                tag: "tag:outages,2026:feed".to_string(),
+                entries: self.views.incidents.iter().take(limit).collect(),
+            },
+            Some(i) => {
+                let provider = &self.views.providers[i];
+                FeedSpec {
+                    title: format!(
+                        "{} incidents · {}",
+                        provider.reference.name, self.config.title
+                    ),
+                    description: format!("Every incident of {}.", provider.reference.name),
+                    language: &self.config.language,
+                    home_url: provider.reference.url.clone(),
+                    dir_url: provider.reference.url.clone(),
+                    tag: format!("tag:outages,2026:feed/{}", provider.reference.slug),
+                    entries: self.archive.providers[i]
+                        .incidents
+                        .iter()
+                        .take(limit)
+                        .map(|&x| &self.views.incidents[x])
+                        .collect(),
+                }
+            }
+        }
+    }
+
+    fn sitemap(&self) -> Vec<u8> {
+        fn newest<'v>(list: impl Iterator<Item = &'v IncidentView>) -> Option<&'v str> {
+            list.map(|i| i.updated.date.as_str()).max()
+        }
+        let home_url = self.config.base_url.url("");
+        let home = sitemap::Entry {
+            url: &home_url,
+            lastmod: newest(self.views.incidents.iter()),
+        };
+        let providers = self
+            .views
+            .providers
+            .iter()
+            .zip(&self.archive.providers)
+            .map(|(view, provider)| sitemap::Entry {
+                url: &view.reference.url,
+                lastmod: newest(provider.incidents.iter().map(|&i| &self.views.incidents[i])),
+            });
+        let incidents = self.views.incidents.iter().map(|i| sitemap::Entry {
+            url: &i.summary.url,
+            lastmod: Some(&i.updated.date),
+        });
+        sitemap::sitemap(std::iter::once(home).chain(providers).chain(incidents))
+    }
+}

@@ -1,0 +1,171 @@
+//! The theme: tera templates and static assets. The default theme is compiled into the
+//! binary; a site's own `templates/` and `static/` replace it file by file.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rust_embed::RustEmbed;
+use tera::Tera;
+use walkdir::WalkDir;
+
+use crate::content::fields::display_path;
+use crate::diagnostics::Diagnostic;
+
+#[derive(RustEmbed)]
+#[folder = "templates/"]
+struct DefaultTemplates;
+
+#[derive(RustEmbed)]
+#[folder = "static/"]
+struct DefaultStatic;
+
+pub const TEMPLATES_DIR: &str = "templates";
+pub const STATIC_DIR: &str = "static";
+
+/// Where an asset's bytes come from.
+#[derive(Debug, Clone)]
+pub enum AssetSource {
+    Embedded(Cow<'static, [u8]>),
+    /// A file of the site's `static/`, read when written.
+    File(PathBuf),
+}
+
+#[derive(Debug, Clone)]
+pub struct Asset {
+    /// Site path, `/`-separated: `style.css`, `icons/logo.svg`.
+    pub path: String,
+    pub source: AssetSource,
+}
+
+/// Templates parsed once per build, and the assets to copy.
+pub struct Theme {
+    pub tera: Tera,
+    pub assets: Vec<Asset>,
+}
+
+impl Theme {
+    pub fn load(root: &Path) -> Result<Theme, Vec<Diagnostic>> {
+        let mut errors = Vec::new();
+        let tera = load_templates(root, &mut errors);
+        let assets = load_assets(root, &mut errors);
+        match tera {
+            Some(tera) if errors.is_empty() => Ok(Theme { tera, assets }),
+            _ => Err(errors),
+        }
+    }
+}
+
+fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> Option<Tera> {
+    let mut sources: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+    for name in DefaultTemplates::iter() {
+        let file = DefaultTemplates::get(&name).expect("listed templates exist");
+        let text = String::from_utf8_lossy(&file.data).into_owned();
+        sources.insert(
+            name.to_string(),
+            (PathBuf::from(format!("(built-in) templates/{name}")), text),
+        );
+    }
+    for (name, path) in site_files(root, TEMPLATES_DIR, errors) {
+        match std::fs::read(&path)
+            .map_err(|e| e.to_string())
+            .and_then(crate::content::source::clean_text)
+        {
+            Ok(text) => {
+                sources.insert(
+                    name,
+                    (
+                        display_path(root, path.strip_prefix(root).unwrap_or(&path)),
+                        text,
+                    ),
+                );
+            }
+            Err(message) => errors.push(Diagnostic::file(&path, message)),
+        }
+    }
+    let mut tera = Tera::new();
+    let templates = sources
+        .iter()
+        .map(|(name, (_, text))| (name.as_str(), text.as_str()));
+    match tera.add_raw_templates(templates) {
+        Ok(()) => Some(tera),
+        Err(error) => {
+            let message = error.to_string();
+            // Name the file the error is in when tera tells us which template it was.
+            let path = sources
+                .iter()
+                .find(|(name, _)| message.contains(name.as_str()))
+                .map_or_else(
+                    || PathBuf::from(TEMPLATES_DIR),
+                    |(_, (path, _))| path.clone(),
+                );
+            errors.push(Diagnostic::file(path, format!("template error: {message}")));
+            None
+        }
+    }
+}
+
+fn load_assets(root: &Path, errors: &mut Vec<Diagnostic>) -> Vec<Asset> {
+    let mut assets: BTreeMap<String, AssetSource> = DefaultStatic::iter()
+        .map(|name| {
+            let file = DefaultStatic::get(&name).expect("listed assets exist");
+            (name.to_string(), AssetSource::Embedded(file.data))
+        })
+        .collect();
+    for (name, path) in site_files(root, STATIC_DIR, errors) {
+        assets.insert(name, AssetSource::File(path));
+    }
+    assets
+        .into_iter()
+        .map(|(path, source)| Asset { path, source })
+        .collect()
+}
+
+/// The files of a site's `dir` (templates or static), by `/`-separated name. Symbolic links
+/// are not followed and editors' temporary files are skipped.
+fn site_files(root: &Path, dir: &str, errors: &mut Vec<Diagnostic>) -> Vec<(String, PathBuf)> {
+    let base = root.join(dir);
+    if !base.is_dir() {
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    for entry in WalkDir::new(&base).sort_by_file_name() {
+        match entry {
+            Ok(entry) if entry.file_type().is_file() && !is_editor_litter(entry.path()) => {
+                let relative = entry.path().strip_prefix(&base).unwrap_or(entry.path());
+                let name: Option<Vec<&str>> = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_str())
+                    .collect();
+                match name {
+                    Some(parts) => files.push((parts.join("/"), entry.path().to_path_buf())),
+                    None => errors.push(Diagnostic::file(
+                        entry.path(),
+                        "file name is not valid UTF-8",
+                    )),
+                }
+            }
+            Ok(_) => {}
+            Err(e) => errors.push(Diagnostic::file(
+                e.path().unwrap_or(&base),
+                format!("cannot read: {e}"),
+            )),
+        }
+    }
+    files
+}
+
+/// Swap, backup and temporary files that editors leave beside the files they edit.
+pub fn is_editor_litter(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    name.ends_with('~')
+        || name.starts_with(".#")
+        || name == ".DS_Store"
+        || [".swp", ".swo", ".swx", ".tmp"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+        || name.starts_with('#') && name.ends_with('#')
+}

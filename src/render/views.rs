@@ -1,0 +1,302 @@
+//! What templates, feeds and the API see: plain data, pre-formatted once per build (times
+//! in UTC as text, durations as `3h 24m`, URLs complete, markdown already sanitised HTML).
+//! Templates stay dumb and a theme can be swapped without touching Rust.
+
+use chrono::{Datelike, SecondsFormat};
+use serde::Serialize;
+
+use crate::archive::{Archive, Provider};
+use crate::config::BaseUrl;
+use crate::model::{Incident, Timestamp, Update};
+use crate::render::markdown;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeView {
+    /// RFC 3339 in UTC, for `<time datetime>` and machines.
+    pub iso: String,
+    /// `2022-01-20 17:58 UTC`.
+    pub text: String,
+    pub date: String,
+    pub year: i32,
+}
+
+impl TimeView {
+    pub fn new(time: Timestamp) -> TimeView {
+        TimeView {
+            iso: time.to_rfc3339_opts(SecondsFormat::Secs, true),
+            text: time.format("%Y-%m-%d %H:%M UTC").to_string(),
+            date: time.format("%Y-%m-%d").to_string(),
+            year: time.year(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ImpactView {
+    pub keyword: &'static str,
+    pub label: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProviderRef {
+    pub slug: String,
+    pub name: String,
+    pub path: String,
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UpdateView {
+    pub time: TimeView,
+    pub status: String,
+    /// The status as a CSS-safe word: `in-progress`.
+    pub status_class: String,
+    pub html: String,
+}
+
+/// An incident in a list: enough for a row of the home or provider page.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryView {
+    pub title: String,
+    pub path: String,
+    pub url: String,
+    pub provider: ProviderRef,
+    pub impact: ImpactView,
+    pub started: TimeView,
+    pub resolved: Option<TimeView>,
+    pub duration: Option<String>,
+    pub ongoing: bool,
+    pub latest_status: Option<String>,
+}
+
+/// An incident with every fact, for its own page, its feed entry and its API file.
+#[derive(Debug, Clone, Serialize)]
+pub struct IncidentView {
+    #[serde(flatten)]
+    pub summary: SummaryView,
+    pub slug: String,
+    pub level: Option<&'static str>,
+    pub components: Vec<String>,
+    pub unnamed_components: u32,
+    pub component_count: usize,
+    pub regions: Vec<String>,
+    pub id: Option<String>,
+    pub official_url: Option<String>,
+    pub duration_seconds: Option<i64>,
+    pub updated: TimeView,
+    pub summary_html: String,
+    pub timeline: Vec<UpdateView>,
+    pub postmortem: Option<UpdateView>,
+    pub attribution_html: String,
+    pub extra: Option<serde_json::Value>,
+    /// The tag URI that identifies this incident in feeds, forever.
+    pub tag: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsView {
+    pub outages: usize,
+    pub maintenance: usize,
+    pub ongoing: usize,
+    pub total: Option<String>,
+    pub total_seconds: i64,
+    pub median: Option<String>,
+    pub median_seconds: Option<i64>,
+    pub longest: Option<SummaryView>,
+    pub last: Option<SummaryView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FeedLinks {
+    pub atom: String,
+    pub rss: String,
+    pub json: String,
+}
+
+impl FeedLinks {
+    /// The three feeds in the folder `dir` (`""` for the site, `lightstep/` for a provider).
+    pub fn new(base: &BaseUrl, dir: &str) -> FeedLinks {
+        FeedLinks {
+            atom: base.path(&format!("{dir}feed.xml")),
+            rss: base.path(&format!("{dir}rss.xml")),
+            json: base.path(&format!("{dir}feed.json")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProviderView {
+    #[serde(flatten)]
+    pub reference: ProviderRef,
+    pub website: Option<String>,
+    pub status_page: Option<String>,
+    pub description_html: String,
+    pub stats: StatsView,
+    pub feeds: FeedLinks,
+    pub incident_count: usize,
+}
+
+/// Every view of the archive, made once per build, in parallel.
+pub struct Views {
+    pub incidents: Vec<IncidentView>,
+    pub providers: Vec<ProviderView>,
+}
+
+impl Views {
+    pub fn new(archive: &Archive, base: &BaseUrl) -> Views {
+        use rayon::prelude::*;
+        let incidents: Vec<IncidentView> = archive
+            .incidents
+            .par_iter()
+            .map(|incident| incident_view(archive, incident, base))
+            .collect();
+        let providers = archive
+            .providers
+            .iter()
+            .map(|provider| provider_view(provider, &incidents, base))
+            .collect();
+        Views {
+            incidents,
+            providers,
+        }
+    }
+}
+
+/// The site path of a provider page: `lightstep/`.
+pub fn provider_dir(slug: &str) -> String {
+    format!("{slug}/")
+}
+
+/// The site path of an incident page: `lightstep/webapp-down/`.
+pub fn incident_dir(incident: &Incident) -> String {
+    format!("{}/{}/", incident.provider, incident.slug)
+}
+
+fn provider_ref(archive: &Archive, incident: &Incident, base: &BaseUrl) -> ProviderRef {
+    let name = archive
+        .provider(&incident.provider)
+        .map_or_else(|| incident.provider.to_string(), |p| p.name.clone());
+    let dir = provider_dir(incident.provider.as_str());
+    ProviderRef {
+        slug: incident.provider.to_string(),
+        name,
+        path: base.path(&dir),
+        url: base.url(&dir),
+    }
+}
+
+fn update_view(update: &Update, page_url: &str) -> UpdateView {
+    let status = update.status.as_str().to_string();
+    UpdateView {
+        time: TimeView::new(update.at),
+        status_class: slug::slugify(&status),
+        status,
+        html: markdown::to_html(&update.body, page_url),
+    }
+}
+
+fn incident_view(archive: &Archive, incident: &Incident, base: &BaseUrl) -> IncidentView {
+    let dir = incident_dir(incident);
+    let url = base.url(&dir);
+    let summary = SummaryView {
+        title: incident.title.clone(),
+        path: base.path(&dir),
+        url: url.clone(),
+        provider: provider_ref(archive, incident, base),
+        impact: ImpactView {
+            keyword: incident.impact.keyword(),
+            label: incident.impact.label(),
+        },
+        started: TimeView::new(incident.started),
+        resolved: incident.resolved.map(TimeView::new),
+        duration: incident.duration().map(|d| d.to_string()),
+        ongoing: incident.is_ongoing(),
+        latest_status: incident
+            .timeline()
+            .last()
+            .map(|u| u.status.as_str().to_string()),
+    };
+    IncidentView {
+        slug: incident.slug.to_string(),
+        level: incident.level.map(|l| l.keyword()),
+        components: incident.components.clone(),
+        unnamed_components: incident.unnamed_components,
+        component_count: incident.component_count(),
+        regions: incident.regions.clone(),
+        id: incident.id.clone(),
+        official_url: incident
+            .official_url
+            .as_ref()
+            .map(|u| u.as_str().to_string()),
+        duration_seconds: incident.duration().map(|d| d.seconds()),
+        updated: TimeView::new(incident.updated()),
+        summary_html: markdown::to_html(&incident.summary, &url),
+        timeline: incident.timeline().map(|u| update_view(u, &url)).collect(),
+        postmortem: incident.postmortem().map(|u| update_view(u, &url)),
+        attribution_html: incident
+            .attribution
+            .as_deref()
+            .map(|a| markdown::to_html(a, &url))
+            .unwrap_or_default(),
+        extra: incident.extra.clone(),
+        tag: tag_uri(incident),
+        summary,
+    }
+}
+
+/// A feed entry id that survives a change of domain or URL layout (RFC 4151): built from
+/// the provider and the incident's own id (or slug), never from `base_url`.
+pub fn tag_uri(incident: &Incident) -> String {
+    let key = incident.id.as_deref().unwrap_or(incident.slug.as_str());
+    let encoded: String = key
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    format!("tag:outages,2026:{}/{}", incident.provider, encoded)
+}
+
+fn provider_view(provider: &Provider, incidents: &[IncidentView], base: &BaseUrl) -> ProviderView {
+    let dir = provider_dir(provider.slug.as_str());
+    let url = base.url(&dir);
+    let stats = &provider.stats;
+    let summary = |index: Option<usize>| index.map(|i| incidents[i].summary.clone());
+    ProviderView {
+        reference: ProviderRef {
+            slug: provider.slug.to_string(),
+            name: provider.name.clone(),
+            path: base.path(&dir),
+            url: url.clone(),
+        },
+        website: provider.info.url.as_ref().map(|u| u.as_str().to_string()),
+        status_page: provider
+            .info
+            .status_page
+            .as_ref()
+            .map(|u| u.as_str().to_string()),
+        description_html: provider
+            .info
+            .description
+            .as_deref()
+            .map(|d| markdown::to_html(d, &url))
+            .unwrap_or_default(),
+        stats: StatsView {
+            outages: stats.outages,
+            maintenance: stats.maintenance,
+            ongoing: stats.ongoing,
+            total: (stats.total.seconds() > 0).then(|| stats.total.to_string()),
+            total_seconds: stats.total.seconds(),
+            median: stats.median.map(|d| d.to_string()),
+            median_seconds: stats.median.map(|d| d.seconds()),
+            longest: summary(stats.longest),
+            last: summary(stats.last),
+        },
+        feeds: FeedLinks::new(base, &dir),
+        incident_count: provider.incidents.len(),
+    }
+}
