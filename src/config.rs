@@ -72,7 +72,6 @@ pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1111/";
 
 /// `site.yaml` as written.
 #[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 struct RawConfig {
     title: Option<String>,
     base_url: Option<String>,
@@ -125,7 +124,7 @@ impl Config {
         let text = match std::fs::read(&path) {
             Ok(bytes) => match crate::content::source::clean_text(bytes) {
                 Ok(text) => text,
-                Err(message) => return Err(vec![Diagnostic::file(display, message)]),
+                Err(error) => return Err(vec![error.into_diagnostic(display)]),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => return Err(vec![Diagnostic::file(display, format!("cannot read: {e}"))]),
@@ -133,10 +132,10 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        let raw: RawConfig = yaml::from_str(&text, 0)
-            .map_err(|e| vec![e.into_diagnostic(display, &text, CONFIG_FIELDS)])?;
+        let (raw, mut errors) =
+            yaml::from_str_checked::<RawConfig>(&text, 0, CONFIG_FIELDS, display, &text);
+        let raw = raw.unwrap_or_default();
         let mut config = Config::default();
-        let mut errors = Vec::new();
         let field_error = |key: &str, message: String| {
             let (line, col) = yaml::find_key(&text, key);
             Diagnostic::at(display, &text, line, col, key.len(), message)

@@ -44,8 +44,8 @@ pub fn split<'a>(ctx: &FileCtx<'a>) -> Option<Result<Split<'a>, Diagnostic>> {
 
 type S = Option<Spanned<String>>;
 
+/// Unknown keys are found by [`yaml::from_str_checked`], which reports all of them.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct IncidentYaml {
     title: S,
     provider: S,
@@ -94,13 +94,15 @@ pub fn parse_incident(
     split: &Split,
     errors: &mut Vec<Diagnostic>,
 ) -> Option<RawIncident> {
-    let raw: IncidentYaml = match yaml::from_str(split.yaml, split.yaml_offset) {
-        Ok(raw) => raw,
-        Err(e) => {
-            errors.push(e.into_diagnostic(ctx.path, ctx.text, INCIDENT_FIELDS));
-            return None;
-        }
-    };
+    let (raw, mut problems) = yaml::from_str_checked::<IncidentYaml>(
+        split.yaml,
+        split.yaml_offset,
+        INCIDENT_FIELDS,
+        ctx.path,
+        ctx.text,
+    );
+    errors.append(&mut problems);
+    let raw = raw?;
     let field = |value: S| value.map(|v| spanned(v, split.yaml_offset));
     Some(RawIncident {
         title: field(raw.title),
@@ -170,7 +172,10 @@ mod tests {
     #[test]
     fn unknown_keys_are_errors_with_a_suggestion() {
         let (raw, errors) = read("---\ntitle: Down\nimpcat: major\n---\n");
-        assert!(raw.is_none());
+        assert!(
+            raw.is_some(),
+            "the known fields are still read, to be checked too"
+        );
         assert_eq!((errors[0].line, errors[0].col), (3, 1));
         assert!(errors[0].hint.as_deref().unwrap().contains("`impact`"));
     }

@@ -118,11 +118,10 @@ pub fn load_file(root: &Path, relative: &Path) -> Result<Loaded, Vec<Diagnostic>
     let path = display_path(root, relative);
     let bytes = std::fs::read(root.join(relative))
         .map_err(|e| vec![Diagnostic::file(&path, format!("cannot read: {e}"))])?;
-    let text =
-        source::clean_text(bytes).map_err(|message| vec![Diagnostic::file(&path, message)])?;
+    let text = source::clean_text(bytes).map_err(|e| vec![e.into_diagnostic(&path)])?;
     let ctx = FileCtx::new(&path, &text);
     if text.trim().is_empty() {
-        return Err(vec![Diagnostic::file(&path, "file is empty").with_hint(
+        return Err(vec![ctx.error(Pos::new(1, 1, 1), "file is empty").with_hint(
             "an incident needs front matter (`---` … `---`) or a down.guide export; delete the file if it is not one",
         )]);
     }
@@ -165,7 +164,6 @@ pub fn load_file(root: &Path, relative: &Path) -> Result<Loaded, Vec<Diagnostic>
 type S = Option<Spanned<String>>;
 
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 struct ProviderYaml {
     name: Option<String>,
     url: S,
@@ -196,20 +194,22 @@ fn parse_provider(
             format!("the folder name cannot be a provider: it {e}"),
         )]
     })?;
+    let mut errors = Vec::new();
     let (raw, body) = match frontmatter::split(ctx) {
         Some(Ok(split)) => {
-            let raw: ProviderYaml = if split.yaml.trim().is_empty() {
-                ProviderYaml::default()
-            } else {
-                yaml::from_str(split.yaml, split.yaml_offset)
-                    .map_err(|e| vec![e.into_diagnostic(ctx.path, ctx.text, PROVIDER_FIELDS)])?
-            };
-            (raw, split.body)
+            let (raw, mut problems) = yaml::from_str_checked::<ProviderYaml>(
+                split.yaml,
+                split.yaml_offset,
+                PROVIDER_FIELDS,
+                ctx.path,
+                ctx.text,
+            );
+            errors.append(&mut problems);
+            (raw.unwrap_or_default(), split.body)
         }
         Some(Err(error)) => return Err(vec![error]),
         None => (ProviderYaml::default(), ctx.text),
     };
-    let mut errors = Vec::new();
     let mut url = |value: S| {
         value.and_then(|v| fields::read_url(ctx, &frontmatter::spanned(v, 1), &mut errors))
     };

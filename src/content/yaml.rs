@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, IgnoredAny, MapAccess};
+use serde_saphyr::Spanned;
 
 use crate::diagnostics::Diagnostic;
 
@@ -41,32 +43,120 @@ impl YamlError {
     /// Turns the error into a diagnostic of `path`, whose whole text is `text`; `fields` are
     /// the keys the document may hold, to suggest the one a typo meant.
     pub fn into_diagnostic(self, path: &Path, text: &str, fields: &[&str]) -> Diagnostic {
-        if let Some(key) = unknown_field(&self.message) {
-            let diagnostic = Diagnostic::at(
+        match unknown_field(&self.message) {
+            Some(key) => unknown_key(path, text, (self.line, self.col), key, fields),
+            None => Diagnostic::at(
                 path,
                 text,
                 self.line,
                 self.col,
-                key.chars().count(),
-                format!("unknown field `{key}`"),
-            );
-            let allowed = fields.join(", ");
-            let hint = match closest(key, fields) {
-                Some(best) => format!(
-                    "did you mean `{best}`? Allowed: {allowed}; custom data goes under `extra`"
-                ),
-                None => format!("allowed fields: {allowed}; custom data goes under `extra`"),
-            };
-            return diagnostic.with_hint(hint);
+                1,
+                format!("invalid YAML: {}", self.message),
+            ),
         }
-        Diagnostic::at(
-            path,
-            text,
-            self.line,
-            self.col,
-            1,
-            format!("invalid YAML: {}", self.message),
-        )
+    }
+}
+
+/// Parses a mapping whose top-level keys must be among `fields`, reporting every unknown
+/// key, with its position and the key it probably meant. The value comes back even when
+/// there are unknown keys, so the caller can check the known ones and report all at once.
+pub fn from_str_checked<T: DeserializeOwned>(
+    yaml: &str,
+    line_offset: usize,
+    fields: &[&str],
+    path: &Path,
+    text: &str,
+) -> (Option<T>, Vec<Diagnostic>) {
+    let mut errors: Vec<Diagnostic> = unknown_keys(yaml, line_offset, fields)
+        .into_iter()
+        .map(|(key, at)| unknown_key(path, text, at, &key, fields))
+        .collect();
+    match from_str::<T>(yaml, line_offset) {
+        Ok(value) => (Some(value), errors),
+        Err(error) => {
+            errors.push(error.into_diagnostic(path, text, fields));
+            (None, errors)
+        }
+    }
+}
+
+fn unknown_key(
+    path: &Path,
+    text: &str,
+    (line, col): (usize, usize),
+    key: &str,
+    fields: &[&str],
+) -> Diagnostic {
+    let allowed = fields.join(", ");
+    let hint = match closest(key, fields) {
+        Some(best) => {
+            format!("did you mean `{best}`? Allowed: {allowed}; custom data goes under `extra`")
+        }
+        None => format!("allowed fields: {allowed}; custom data goes under `extra`"),
+    };
+    Diagnostic::at(
+        path,
+        text,
+        line,
+        col,
+        key.chars().count(),
+        format!("unknown field `{key}`"),
+    )
+    .with_hint(hint)
+}
+
+/// The top-level keys of `yaml` that are not in `fields`, with their file positions.
+/// A quick look at the lines comes first: the keys are parsed only when it sees one it
+/// does not know (or a layout it cannot judge), so well-formed files pay one parse.
+fn unknown_keys(yaml: &str, line_offset: usize, fields: &[&str]) -> Vec<(String, (usize, usize))> {
+    let looks_clean = yaml.lines().all(|line| {
+        let first = line.chars().next();
+        match first {
+            None | Some(' ' | '\t' | '#' | '-') => true,
+            Some(_) => line
+                .split_once(':')
+                .is_some_and(|(key, _)| fields.contains(&key)),
+        }
+    });
+    if looks_clean {
+        return Vec::new();
+    }
+    let Ok(Keys(keys)) = serde_saphyr::from_str::<Keys>(yaml) else {
+        return Vec::new(); // the full parse reports the syntax error
+    };
+    keys.into_iter()
+        .filter(|key| !fields.contains(&key.value.as_str()))
+        .map(|key| {
+            let at = (
+                key.referenced.line() as usize + line_offset,
+                key.referenced.column().max(1) as usize,
+            );
+            (key.value, at)
+        })
+        .collect()
+}
+
+/// The keys of a mapping, values skipped.
+struct Keys(Vec<Spanned<String>>);
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Keys, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Keys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    keys.push(key);
+                }
+                Ok(Keys(keys))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 
@@ -105,6 +195,28 @@ mod tests {
             Some("impact")
         );
         assert_eq!(closest("zzz", &["title", "impact"]), None);
+    }
+
+    #[test]
+    fn every_unknown_key_is_reported_with_other_problems() {
+        #[derive(serde::Deserialize, Debug)]
+        struct Doc {
+            #[allow(dead_code)]
+            count: u32,
+        }
+        let yaml = "impcat: 1\ncount: x\n\"quoted\": 2\n";
+        let text = format!("---\n{yaml}---\n");
+        let (doc, errors) =
+            from_str_checked::<Doc>(yaml, 1, &["count", "impact"], Path::new("a.md"), &text);
+        assert!(doc.is_none());
+        let found: Vec<_> = errors
+            .iter()
+            .map(|e| (e.line, e.message.as_str()))
+            .collect();
+        assert_eq!(found[0], (2, "unknown field `impcat`"));
+        assert_eq!(found[1], (4, "unknown field `quoted`"));
+        assert_eq!(found[2].0, 3);
+        assert_eq!(errors.len(), 3);
     }
 
     #[test]

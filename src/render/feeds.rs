@@ -218,9 +218,7 @@ pub fn json(spec: &FeedSpec) -> Vec<u8> {
             })
             .collect(),
     };
-    let mut out = serde_json::to_vec_pretty(&feed).expect("a feed always serialises");
-    out.push(b'\n');
-    out
+    crate::render::api::to_json(&feed)
 }
 
 /// `Major outage · 3h 24m · ServiceNow Cloud Observability`

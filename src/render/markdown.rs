@@ -95,6 +95,9 @@ pub fn to_html(markdown: &str, page_url: &str) -> String {
             attrs,
         }),
         Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(demote(level))),
+        // Status pages show each line as written; a timeline typed line by line must not
+        // run together into one paragraph.
+        Event::SoftBreak => Event::HardBreak,
         other => other,
     });
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
@@ -179,6 +182,14 @@ mod tests {
         assert!(
             html.contains("rel=\"noopener noreferrer nofollow\""),
             "{html}"
+        );
+    }
+
+    #[test]
+    fn lines_stay_lines() {
+        assert_eq!(
+            to_html("09:49 failing\n09:52 full", PAGE),
+            "<p>09:49 failing<br>\n09:52 full</p>\n"
         );
     }
 

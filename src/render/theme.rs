@@ -67,20 +67,15 @@ fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> Option<Tera> {
         );
     }
     for (name, path) in site_files(root, TEMPLATES_DIR, errors) {
-        match std::fs::read(&path)
-            .map_err(|e| e.to_string())
-            .and_then(crate::content::source::clean_text)
-        {
-            Ok(text) => {
-                sources.insert(
-                    name,
-                    (
-                        display_path(root, path.strip_prefix(root).unwrap_or(&path)),
-                        text,
-                    ),
-                );
-            }
-            Err(message) => errors.push(Diagnostic::file(&path, message)),
+        let shown = display_path(root, path.strip_prefix(root).unwrap_or(&path));
+        match std::fs::read(&path) {
+            Ok(bytes) => match crate::content::source::clean_text(bytes) {
+                Ok(text) => {
+                    sources.insert(name, (shown, text));
+                }
+                Err(error) => errors.push(error.into_diagnostic(&shown)),
+            },
+            Err(e) => errors.push(Diagnostic::file(&shown, format!("cannot read: {e}"))),
         }
     }
     let mut tera = Tera::new();
