@@ -1,0 +1,124 @@
+//! Helpers for whole-build tests: write a site into a temp folder, run the real binary,
+//! read the output back with real parsers.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::SystemTime;
+
+pub const SEED: &str = include_str!("../fixtures/seed.md");
+
+/// A site folder in a temp dir; removed when dropped.
+pub struct Site {
+    pub dir: tempfile::TempDir,
+}
+
+impl Site {
+    pub fn new(files: &[(&str, &str)]) -> Site {
+        let site = Site { dir: tempfile::tempdir().expect("temp dir") };
+        for (path, text) in files {
+            site.write(path, text);
+        }
+        site
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root().join(relative)
+    }
+
+    pub fn write(&self, relative: &str, text: &str) {
+        self.write_bytes(relative, text.as_bytes());
+    }
+
+    pub fn write_bytes(&self, relative: &str, bytes: &[u8]) {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    /// Runs `outages <args> --root <site>`.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_env(args, &[])
+    }
+
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_outages"));
+        command.args(args).arg("--root").arg(self.root()).env_remove("CI");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command.output().expect("the binary runs")
+    }
+
+    /// Builds into `public/`, panicking with the diagnostics if the build fails.
+    pub fn build(&self, extra: &[&str]) -> String {
+        let mut args = vec!["build"];
+        args.extend_from_slice(extra);
+        let output = self.run(&args);
+        assert!(output.status.success(), "build failed:\n{}", stderr(&output));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// A file of the built site (under `public/`).
+    pub fn read(&self, relative: &str) -> String {
+        let path = self.path("public").join(relative);
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{relative}: {e}"))
+    }
+
+    pub fn html(&self, relative: &str) -> scraper::Html {
+        scraper::Html::parse_document(&self.read(relative))
+    }
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Every file under `dir`, relative path → bytes.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+            (relative, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// Every file under `dir`, relative path → modification time.
+pub fn mtimes(dir: &Path) -> BTreeMap<String, SystemTime> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            (relative, e.metadata().unwrap().modified().unwrap())
+        })
+        .collect()
+}
+
+pub fn select<'a>(html: &'a scraper::Html, css: &str) -> Vec<scraper::ElementRef<'a>> {
+    let selector = scraper::Selector::parse(css).unwrap_or_else(|e| panic!("{css}: {e:?}"));
+    html.select(&selector).collect()
+}
+
+pub fn text(element: &scraper::ElementRef) -> String {
+    element.text().collect::<Vec<_>>().join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A minimal valid incident in the canonical format.
+pub fn incident(title: &str, started: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nstarted: {started}\nresolved: 2024-03-05T16:00:00Z\nimpact: major\n---\n\
+         ### 2024-03-05 14:00 UTC: investigating\nLooking into it.\n### 2024-03-05 16:00 UTC: resolved\nFixed.\n"
+    )
+}
