@@ -29,11 +29,23 @@ fn the_seed_export_builds_as_is_with_every_fact_on_its_page() {
         "DWN-c972089f00",
         "Confirmed",
     ] {
-        assert!(facts.contains(fact), "`{fact}` missing from the facts: {facts}");
+        assert!(
+            facts.contains(fact),
+            "`{fact}` missing from the facts: {facts}"
+        );
     }
-    let times: Vec<_> = select(&page, "dl.facts time").iter().map(|t| t.attr("datetime").unwrap().to_string()).collect();
-    assert!(times.contains(&"2022-01-20T17:58:00Z".to_string()), "{times:?}");
-    assert!(times.contains(&"2022-01-20T21:22:00Z".to_string()), "{times:?}");
+    let times: Vec<_> = select(&page, "dl.facts time")
+        .iter()
+        .map(|t| t.attr("datetime").unwrap().to_string())
+        .collect();
+    assert!(
+        times.contains(&"2022-01-20T17:58:00Z".to_string()),
+        "{times:?}"
+    );
+    assert!(
+        times.contains(&"2022-01-20T21:22:00Z".to_string()),
+        "{times:?}"
+    );
     let official = select(&page, "dl.facts a[href='https://stspg.io/0ywk8cvcqg82']");
     assert_eq!(official.len(), 1, "the official link");
 
@@ -47,11 +59,28 @@ fn the_seed_export_builds_as_is_with_every_fact_on_its_page() {
         .select(&scraper::Selector::parse("h3").unwrap())
         .map(|h| text(&h))
         .collect();
-    assert_eq!(headings, ["Summary", "Timeline (12-hour Pacific Time)", "Root Cause", "Action items"]);
+    assert_eq!(
+        headings,
+        [
+            "Summary",
+            "Timeline (12-hour Pacific Time)",
+            "Root Cause",
+            "Action items"
+        ]
+    );
     let postmortem_text = text(postmortem);
-    assert!(postmortem_text.contains("(9:49am - 10:37am)"), "un-escaped one level: {postmortem_text}");
-    assert!(!postmortem_text.contains('\\'), "no escapes left: {postmortem_text}");
-    assert!(!postmortem_text.contains("**"), "bold is rendered: {postmortem_text}");
+    assert!(
+        postmortem_text.contains("(9:49am - 10:37am)"),
+        "un-escaped one level: {postmortem_text}"
+    );
+    assert!(
+        !postmortem_text.contains('\\'),
+        "no escapes left: {postmortem_text}"
+    );
+    assert!(
+        !postmortem_text.contains("**"),
+        "bold is rendered: {postmortem_text}"
+    );
 
     let attribution = text(&select(&page, "footer.attribution")[0]);
     assert!(attribution.starts_with("down.guide reads providers' official status pages"));
@@ -67,9 +96,18 @@ fn the_sample_archive_of_this_repository_builds() {
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let files = tree(out.path());
-    let incidents = files.keys().filter(|p| p.starts_with("api/v1/") && p.matches('/').count() == 3).count();
-    assert!(incidents >= 31, "at least the seed and 30 more: {incidents}");
-    let providers = files.keys().filter(|p| p.matches('/').count() == 1 && p.ends_with("/index.html")).count();
+    let incidents = files
+        .keys()
+        .filter(|p| p.starts_with("api/v1/") && p.matches('/').count() == 3)
+        .count();
+    assert!(
+        incidents >= 31,
+        "at least the seed and 30 more: {incidents}"
+    );
+    let providers = files
+        .keys()
+        .filter(|p| p.matches('/').count() == 1 && p.ends_with("/index.html"))
+        .count();
     assert!(providers >= 6, "{providers} providers");
 }
 
@@ -83,20 +121,37 @@ fn both_formats_crlf_bom_and_offsets_read_alike() {
     site.build(&[]);
     let a = site.read("greenmesh-cloud/lf/index.html");
     let b = site.read("greenmesh-cloud/crlf/index.html");
-    assert_eq!(a.replace("/lf/", "/crlf/"), b, "CRLF and a BOM read exactly like LF");
+    assert_eq!(
+        a.replace("/lf/", "/crlf/"),
+        b,
+        "CRLF and a BOM read exactly like LF"
+    );
     let page = site.html("greenmesh-cloud/lf/index.html");
     let facts = text(&select(&page, "dl.facts")[0]);
-    assert!(facts.contains("2024-03-05 14:02 UTC"), "the offset is shown in UTC: {facts}");
-    assert!(facts.contains("2024-03-05 15:32 UTC"), "resolved = started + duration: {facts}");
+    assert!(
+        facts.contains("2024-03-05 14:02 UTC"),
+        "the offset is shown in UTC: {facts}"
+    );
+    assert!(
+        facts.contains("2024-03-05 15:32 UTC"),
+        "resolved = started + duration: {facts}"
+    );
     assert!(facts.contains("Greenmesh Cloud") && facts.contains("Partial outage"));
-    assert_eq!(text(&select(&page, ".summary")[0]), "A summary.", "the `## Updates` heading is not summary");
+    assert_eq!(
+        text(&select(&page, ".summary")[0]),
+        "A summary.",
+        "the `## Updates` heading is not summary"
+    );
     assert_eq!(select(&page, "ol.timeline > li").len(), 2);
 }
 
 #[test]
 fn ongoing_incidents_come_first_on_the_home_page() {
     let site = Site::new(&[
-        ("content/acme/old.md", &incident("Old one", "2024-03-05T14:00:00Z")),
+        (
+            "content/acme/old.md",
+            &incident("Old one", "2024-03-05T14:00:00Z"),
+        ),
         (
             "content/acme/now.md",
             "---\ntitle: Still burning\nstarted: 2023-01-01T00:00:00Z\nimpact: critical\n---\n\
@@ -106,7 +161,10 @@ fn ongoing_incidents_come_first_on_the_home_page() {
     site.build(&[]);
     let home = site.html("index.html");
     let ongoing = text(&select(&home, "section.ongoing")[0]);
-    assert!(ongoing.contains("Still burning") && ongoing.contains("identified"), "{ongoing}");
+    assert!(
+        ongoing.contains("Still burning") && ongoing.contains("identified"),
+        "{ongoing}"
+    );
     let page = text(&select(&site.html("acme/now/index.html"), "dl.facts")[0]);
     assert!(page.contains("ongoing"), "{page}");
 }
@@ -114,19 +172,44 @@ fn ongoing_incidents_come_first_on_the_home_page() {
 #[test]
 fn provider_pages_show_stats_and_group_by_year_newest_first() {
     let site = Site::new(&[
-        ("content/acme/_index.md", "---\nname: Acme Cloud\nurl: https://acme.example\nstatus_page: https://status.acme.example\n---\nWe host things.\n"),
-        ("content/acme/a.md", "---\ntitle: A\nstarted: 2023-05-01T10:00:00Z\nduration: 1h\nimpact: minor\n---\n"),
-        ("content/acme/b.md", "---\ntitle: B\nstarted: 2024-05-01T10:00:00Z\nduration: 3h\nimpact: major\n---\n"),
-        ("content/acme/c.md", "---\ntitle: C\nstarted: 2024-06-01T10:00:00Z\nduration: 2h\nimpact: critical\n---\n"),
-        ("content/acme/m.md", "---\ntitle: M\nstarted: 2024-07-01T10:00:00Z\nduration: 9h\nimpact: maintenance\n---\n"),
+        (
+            "content/acme/_index.md",
+            "---\nname: Acme Cloud\nurl: https://acme.example\nstatus_page: https://status.acme.example\n---\nWe host things.\n",
+        ),
+        (
+            "content/acme/a.md",
+            "---\ntitle: A\nstarted: 2023-05-01T10:00:00Z\nduration: 1h\nimpact: minor\n---\n",
+        ),
+        (
+            "content/acme/b.md",
+            "---\ntitle: B\nstarted: 2024-05-01T10:00:00Z\nduration: 3h\nimpact: major\n---\n",
+        ),
+        (
+            "content/acme/c.md",
+            "---\ntitle: C\nstarted: 2024-06-01T10:00:00Z\nduration: 2h\nimpact: critical\n---\n",
+        ),
+        (
+            "content/acme/m.md",
+            "---\ntitle: M\nstarted: 2024-07-01T10:00:00Z\nduration: 9h\nimpact: maintenance\n---\n",
+        ),
     ]);
     site.build(&[]);
     let page = site.html("acme/index.html");
     assert_eq!(text(&select(&page, "h1")[0]), "Acme Cloud");
     let stats: Vec<String> = select(&page, "dl.stats > div").iter().map(text).collect();
-    let stat = |name: &str| stats.iter().find(|s| s.starts_with(name)).cloned().unwrap_or_default();
+    let stat = |name: &str| {
+        stats
+            .iter()
+            .find(|s| s.starts_with(name))
+            .cloned()
+            .unwrap_or_default()
+    };
     assert_eq!(stat("Incidents"), "Incidents 3");
-    assert_eq!(stat("Total downtime"), "Total downtime 6h", "maintenance is not downtime");
+    assert_eq!(
+        stat("Total downtime"),
+        "Total downtime 6h",
+        "maintenance is not downtime"
+    );
     assert_eq!(stat("Median"), "Median duration 2h");
     assert_eq!(stat("Longest"), "Longest 3h");
     assert_eq!(stat("Last incident"), "Last incident 2024-06-01");
@@ -134,20 +217,38 @@ fn provider_pages_show_stats_and_group_by_year_newest_first() {
     assert_eq!(years, ["2024 3", "2023 1"]);
     let titles: Vec<String> = select(&page, ".row-title").iter().map(text).collect();
     assert_eq!(titles, ["M", "C", "B", "A"]);
-    assert_eq!(select(&page, "a[href='https://status.acme.example']").len(), 1);
+    assert_eq!(
+        select(&page, "a[href='https://status.acme.example']").len(),
+        1
+    );
 }
 
 #[test]
 fn a_broken_archive_names_every_bad_file_and_leaves_public_untouched() {
-    let site = Site::new(&[("content/acme/good.md", &incident("Good", "2024-03-05T14:00:00Z"))]);
+    let site = Site::new(&[(
+        "content/acme/good.md",
+        &incident("Good", "2024-03-05T14:00:00Z"),
+    )]);
     site.build(&[]);
     let before = tree(&site.path("public"));
     let before_times = mtimes(&site.path("public"));
 
-    site.write("content/acme/good.md", &incident("Good but edited", "2024-03-05T14:00:00Z"));
-    site.write("content/acme/impact.md", "---\ntitle: X\nstarted: 2024-03-05T14:00:00Z\nimpact: sever\n---\n");
-    site.write("content/acme/typo.md", "---\ntitle: X\nstarted: 2024-03-05T14:00:00Z\nimpcat: major\nimpact: major\n---\n");
-    site.write("content/acme/time.md", "---\ntitle: X\nstarted: yesterday\nimpact: major\n---\n");
+    site.write(
+        "content/acme/good.md",
+        &incident("Good but edited", "2024-03-05T14:00:00Z"),
+    );
+    site.write(
+        "content/acme/impact.md",
+        "---\ntitle: X\nstarted: 2024-03-05T14:00:00Z\nimpact: sever\n---\n",
+    );
+    site.write(
+        "content/acme/typo.md",
+        "---\ntitle: X\nstarted: 2024-03-05T14:00:00Z\nimpcat: major\nimpact: major\n---\n",
+    );
+    site.write(
+        "content/acme/time.md",
+        "---\ntitle: X\nstarted: yesterday\nimpact: major\n---\n",
+    );
     site.write("content/acme/yaml.md", "---\ntitle: [oops\n---\n");
     site.write("content/acme/empty.md", "");
     site.write_bytes("content/acme/latin1.md", b"---\ntitle: caf\xe9\n---\n");
@@ -164,13 +265,29 @@ fn a_broken_archive_names_every_bad_file_and_leaves_public_untouched() {
         ("latin1.md", "2:11", "UTF-8"),
         ("update.md", "6:5", "2024-03-05 25:00 UTC"),
     ] {
-        let location = format!("{}:{line_col}", site.path("content/acme").join(file).display());
+        let location = format!(
+            "{}:{line_col}",
+            site.path("content/acme").join(file).display()
+        );
         assert!(err.contains(&location), "{location} missing from:\n{err}");
-        let message = err.split(&location).nth(1).unwrap().split("\n\n").next().unwrap();
-        assert!(message.contains(words), "`{words}` missing for {file}: {message}");
+        let message = err
+            .split(&location)
+            .nth(1)
+            .unwrap()
+            .split("\n\n")
+            .next()
+            .unwrap();
+        assert!(
+            message.contains(words),
+            "`{words}` missing for {file}: {message}"
+        );
     }
     assert!(err.contains("7 errors in 7 files"), "{err}");
-    assert_eq!(tree(&site.path("public")), before, "public/ is byte-identical");
+    assert_eq!(
+        tree(&site.path("public")),
+        before,
+        "public/ is byte-identical"
+    );
     assert_eq!(mtimes(&site.path("public")), before_times, "and untouched");
 
     let check = site.run(&["check"]);
@@ -181,25 +298,64 @@ fn a_broken_archive_names_every_bad_file_and_leaves_public_untouched() {
 #[test]
 fn two_incidents_on_one_url_are_one_error_naming_both_files() {
     let site = Site::new(&[
-        ("content/acme/outage.md", &incident("A", "2024-03-05T14:00:00Z")),
-        ("content/acme/other.md", &format!("---\nslug: outage\n{}", &incident("B", "2024-03-05T14:00:00Z")[4..])),
+        (
+            "content/acme/outage.md",
+            &incident("A", "2024-03-05T14:00:00Z"),
+        ),
+        (
+            "content/acme/other.md",
+            &format!(
+                "---\nslug: outage\n{}",
+                &incident("B", "2024-03-05T14:00:00Z")[4..]
+            ),
+        ),
     ]);
     let output = site.run(&["build"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    let lines: Vec<&str> = err.lines().filter(|l| l.contains("acme/outage/index.html")).collect();
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("acme/outage/index.html"))
+        .collect();
     assert_eq!(lines.len(), 1, "{err}");
-    assert!(lines[0].contains("outage.md") && lines[0].contains("other.md"), "{err}");
+    assert!(
+        lines[0].contains("outage.md") && lines[0].contains("other.md"),
+        "{err}"
+    );
     assert!(!site.path("public").exists());
 }
 
 #[test]
 fn unsafe_slugs_and_providers_are_errors_and_nothing_leaves_the_output() {
     let site = Site::new(&[
-        ("content/acme/a.md", &format!("---\nslug: ../../escape\n{}", &incident("A", "2024-03-05T14:00:00Z")[4..])),
-        ("content/acme/b.md", &format!("---\nprovider: a/b\n{}", &incident("B", "2024-03-05T14:00:00Z")[4..])),
-        ("content/acme/c.md", &format!("---\nslug: \"\"\n{}", &incident("C", "2024-03-05T14:00:00Z")[4..])),
-        ("content/acme/d.md", &format!("---\naliases: [/../../etc/]\n{}", &incident("D", "2024-03-05T14:00:00Z")[4..])),
+        (
+            "content/acme/a.md",
+            &format!(
+                "---\nslug: ../../escape\n{}",
+                &incident("A", "2024-03-05T14:00:00Z")[4..]
+            ),
+        ),
+        (
+            "content/acme/b.md",
+            &format!(
+                "---\nprovider: a/b\n{}",
+                &incident("B", "2024-03-05T14:00:00Z")[4..]
+            ),
+        ),
+        (
+            "content/acme/c.md",
+            &format!(
+                "---\nslug: \"\"\n{}",
+                &incident("C", "2024-03-05T14:00:00Z")[4..]
+            ),
+        ),
+        (
+            "content/acme/d.md",
+            &format!(
+                "---\naliases: [/../../etc/]\n{}",
+                &incident("D", "2024-03-05T14:00:00Z")[4..]
+            ),
+        ),
     ]);
     let output = site.run(&["build"]);
     assert_eq!(output.status.code(), Some(1));
@@ -218,12 +374,21 @@ fn the_output_does_not_depend_on_the_number_of_threads() {
         let provider = ["acme", "globex", "initech"][i % 3];
         site.write(
             &format!("content/{provider}/incident-{i}.md"),
-            &incident(&format!("Incident {i}"), &format!("2024-0{}-{:02}T1{}:00:00Z", i % 2 + 1, i % 28 + 1, i % 10)),
+            &incident(
+                &format!("Incident {i}"),
+                &format!("2024-0{}-{:02}T1{}:00:00Z", i % 2 + 1, i % 28 + 1, i % 10),
+            ),
         );
     }
     let (one, many) = (site.path("one"), site.path("many"));
-    let built_one = site.run_env(&["build", "--output", one.to_str().unwrap()], &[("RAYON_NUM_THREADS", "1")]);
-    let built_many = site.run_env(&["build", "--output", many.to_str().unwrap()], &[("RAYON_NUM_THREADS", "8")]);
+    let built_one = site.run_env(
+        &["build", "--output", one.to_str().unwrap()],
+        &[("RAYON_NUM_THREADS", "1")],
+    );
+    let built_many = site.run_env(
+        &["build", "--output", many.to_str().unwrap()],
+        &[("RAYON_NUM_THREADS", "8")],
+    );
     assert!(built_one.status.success(), "{}", stderr(&built_one));
     assert!(built_many.status.success(), "{}", stderr(&built_many));
     let (a, b) = (tree(&one), tree(&many));
@@ -243,39 +408,79 @@ fn a_rebuild_rewrites_only_what_changed_and_removes_what_is_gone() {
     std::thread::sleep(std::time::Duration::from_millis(20));
 
     let again = site.build(&[]);
-    assert!(again.contains(" 0 written") && again.contains("0 removed"), "{again}");
-    assert_eq!(mtimes(&site.path("public")), times, "a no-op rebuild touches nothing");
+    assert!(
+        again.contains(" 0 written") && again.contains("0 removed"),
+        "{again}"
+    );
+    assert_eq!(
+        mtimes(&site.path("public")),
+        times,
+        "a no-op rebuild touches nothing"
+    );
 
     std::fs::remove_file(site.path("content/acme/b.md")).unwrap();
     let after = site.build(&[]);
-    assert!(!site.path("public/acme/b").exists(), "the removed incident's page is gone");
+    assert!(
+        !site.path("public/acme/b").exists(),
+        "the removed incident's page is gone"
+    );
     assert!(!site.path("public/api/v1/acme/b.json").exists());
     assert!(after.contains("2 removed"), "{after}");
     let unchanged = mtimes(&site.path("public"));
-    assert_eq!(unchanged["acme/a/index.html"], times["acme/a/index.html"], "the other incident stays as it was");
+    assert_eq!(
+        unchanged["acme/a/index.html"], times["acme/a/index.html"],
+        "the other incident stays as it was"
+    );
 }
 
 #[test]
 fn site_files_and_overrides() {
     let site = Site::new(&[
-        ("site.yaml", "title: Test Archive\nbase_url: https://status.example.com/\ncname: status.example.com\nfeed_limit: 1\n"),
+        (
+            "site.yaml",
+            "title: Test Archive\nbase_url: https://status.example.com/\ncname: status.example.com\nfeed_limit: 1\n",
+        ),
         ("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z")),
-        ("content/acme/draft.md", &format!("---\ndraft: true\n{}", &incident("Draft", "2024-03-05T14:00:00Z")[4..])),
-        ("templates/incident.html", "<!doctype html><title>{{ incident.title }}</title><p>custom {{ incident.title }}</p>"),
+        (
+            "content/acme/draft.md",
+            &format!(
+                "---\ndraft: true\n{}",
+                &incident("Draft", "2024-03-05T14:00:00Z")[4..]
+            ),
+        ),
+        (
+            "templates/incident.html",
+            "<!doctype html><title>{{ incident.title }}</title><p>custom {{ incident.title }}</p>",
+        ),
         ("static/extra/logo.txt", "logo"),
     ]);
     site.build(&[]);
     assert_eq!(site.read("CNAME"), "status.example.com\n");
     assert_eq!(site.read(".nojekyll"), "");
     assert_eq!(site.read("extra/logo.txt"), "logo");
-    assert!(site.read("acme/a/index.html").contains("<p>custom A</p>"), "the site's template wins");
-    assert!(site.read("index.html").contains("Test Archive"), "other templates stay the default");
+    assert!(
+        site.read("acme/a/index.html").contains("<p>custom A</p>"),
+        "the site's template wins"
+    );
+    assert!(
+        site.read("index.html").contains("Test Archive"),
+        "other templates stay the default"
+    );
     assert!(site.path("public/style.css").exists());
-    assert!(!site.path("public/acme/draft").exists(), "drafts are left out");
+    assert!(
+        !site.path("public/acme/draft").exists(),
+        "drafts are left out"
+    );
     let robots = site.read("robots.txt");
-    assert!(robots.contains("Sitemap: https://status.example.com/sitemap.xml"), "{robots}");
+    assert!(
+        robots.contains("Sitemap: https://status.example.com/sitemap.xml"),
+        "{robots}"
+    );
     site.build(&["--drafts"]);
-    assert!(site.path("public/acme/draft/index.html").exists(), "--drafts includes them");
+    assert!(
+        site.path("public/acme/draft/index.html").exists(),
+        "--drafts includes them"
+    );
 }
 
 #[test]
@@ -293,6 +498,10 @@ fn usage_errors_exit_2() {
     let output = site.run(&["build", "--base-url", "not a url"]);
     assert_eq!(output.status.code(), Some(2));
     let output = site.run(&["build", "--output", site.path("content").to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(2), "never build over the content");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "never build over the content"
+    );
     assert!(site.path("content/acme/a.md").exists());
 }

@@ -54,11 +54,22 @@ pub fn clean_text(bytes: Vec<u8>) -> Result<String, TextError> {
         }
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    Ok(if text.contains('\r') {
+    let text = if text.contains('\r') {
         text.replace("\r\n", "\n").replace('\r', "\n")
     } else {
         text.to_string()
+    };
+    // Control characters pasted from status pages are invalid in HTML and XML alike.
+    Ok(if text.contains(is_forbidden_control) {
+        text.replace(is_forbidden_control, "")
+    } else {
+        text
     })
+}
+
+/// C0 controls other than tab and newline, and DEL.
+fn is_forbidden_control(c: char) -> bool {
+    (c.is_ascii_control() && c != '\t' && c != '\n') || c == '\u{7f}'
 }
 
 #[cfg(test)]
@@ -69,6 +80,14 @@ mod tests {
     fn bom_and_crlf_read_like_lf() {
         let text = clean_text(b"\xEF\xBB\xBF---\r\ntitle: x\r\n---\r\n".to_vec()).unwrap();
         assert_eq!(text, "---\ntitle: x\n---\n");
+    }
+
+    #[test]
+    fn control_characters_are_dropped() {
+        assert_eq!(
+            clean_text(b"a\x01b\x0bc\td\n".to_vec()).unwrap(),
+            "abc\td\n"
+        );
     }
 
     #[test]

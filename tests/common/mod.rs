@@ -16,7 +16,9 @@ pub struct Site {
 
 impl Site {
     pub fn new(files: &[(&str, &str)]) -> Site {
-        let site = Site { dir: tempfile::tempdir().expect("temp dir") };
+        let site = Site {
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
         for (path, text) in files {
             site.write(path, text);
         }
@@ -48,7 +50,11 @@ impl Site {
 
     pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_outages"));
-        command.args(args).arg("--root").arg(self.root()).env_remove("CI");
+        command
+            .args(args)
+            .arg("--root")
+            .arg(self.root())
+            .env_remove("CI");
         for (key, value) in env {
             command.env(key, value);
         }
@@ -60,7 +66,11 @@ impl Site {
         let mut args = vec!["build"];
         args.extend_from_slice(extra);
         let output = self.run(&args);
-        assert!(output.status.success(), "build failed:\n{}", stderr(&output));
+        assert!(
+            output.status.success(),
+            "build failed:\n{}",
+            stderr(&output)
+        );
         String::from_utf8(output.stdout).unwrap()
     }
 
@@ -87,7 +97,12 @@ pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .map(Result::unwrap)
         .filter(|e| e.file_type().is_file())
         .map(|e| {
-            let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+            let relative = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             (relative, std::fs::read(e.path()).unwrap())
         })
         .collect()
@@ -100,7 +115,12 @@ pub fn mtimes(dir: &Path) -> BTreeMap<String, SystemTime> {
         .map(Result::unwrap)
         .filter(|e| e.file_type().is_file())
         .map(|e| {
-            let relative = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let relative = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             (relative, e.metadata().unwrap().modified().unwrap())
         })
         .collect()
@@ -112,7 +132,13 @@ pub fn select<'a>(html: &'a scraper::Html, css: &str) -> Vec<scraper::ElementRef
 }
 
 pub fn text(element: &scraper::ElementRef) -> String {
-    element.text().collect::<Vec<_>>().join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+    element
+        .text()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A minimal valid incident in the canonical format.
