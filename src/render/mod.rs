@@ -329,7 +329,6 @@ impl<'a> Renderer<'a> {
             }
             PageKind::Incident(i) => {
                 let incident = &self.views.incidents[i];
-                let provider = self.provider_of(i);
                 let description = format!(
                     "{} of {}: {}, {}.",
                     incident.summary.impact.label,
@@ -346,11 +345,12 @@ impl<'a> Renderer<'a> {
                     &incident.summary.title,
                     description,
                     &incident_dir(&self.archive.incidents[i]),
-                    &provider.feeds,
-                    &format!("{} incidents", provider.reference.name),
+                    &FeedLinks::new(base, &provider_dir(&incident.summary.provider.slug)),
+                    &format!("{} incidents", incident.summary.provider.name),
                 );
+                // Only the incident itself: its page then depends on nothing else, so a
+                // partial rebuild knows exactly when to render it again.
                 ctx.insert("incident", incident);
-                ctx.insert("provider", provider);
                 self.template("incident.html", page, &ctx)?
             }
             PageKind::Alias(i) => {
@@ -389,16 +389,6 @@ impl<'a> Renderer<'a> {
                     .map_err(|e| Diagnostic::file(path, format!("cannot read: {e}")))?,
             },
         })
-    }
-
-    fn provider_of(&self, incident: usize) -> &views::ProviderView {
-        let slug = &self.archive.incidents[incident].provider;
-        let index = self
-            .archive
-            .providers
-            .binary_search_by(|p| p.slug.cmp(slug))
-            .expect("every incident has its provider");
-        &self.views.providers[index]
     }
 
     fn html_context(
