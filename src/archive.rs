@@ -2,6 +2,7 @@
 //! provider's statistics. Built once per build; pages read it, never the files.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::content::Content;
 use crate::model::{Duration, Impact, Incident, ProviderInfo, Slug};
@@ -10,7 +11,7 @@ use crate::model::{Duration, Impact, Incident, ProviderInfo, Slug};
 #[derive(Debug, Default)]
 pub struct Archive {
     /// Newest first; ties broken by provider and slug so the order never depends on threads.
-    pub incidents: Vec<Incident>,
+    pub incidents: Vec<Arc<Incident>>,
     /// By slug.
     pub providers: Vec<Provider>,
 }
@@ -96,14 +97,10 @@ impl Archive {
             .ok()
             .map(|i| &self.providers[i])
     }
-
-    pub fn ongoing(&self) -> impl Iterator<Item = &Incident> {
-        self.incidents.iter().filter(|i| i.is_ongoing())
-    }
 }
 
 impl Stats {
-    fn of(incidents: &[Incident], list: &[usize]) -> Stats {
+    fn of(incidents: &[Arc<Incident>], list: &[usize]) -> Stats {
         let mut stats = Stats::default();
         let mut durations = Vec::new();
         for &index in list {

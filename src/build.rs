@@ -5,15 +5,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 
-use crate::archive::Archive;
-use crate::config::{BaseUrl, Config};
-use crate::content::{self, CONTENT_DIR};
-use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::config::BaseUrl;
+use crate::content::CONTENT_DIR;
+use crate::diagnostics::Diagnostics;
 use crate::output::{self, OutputFile, WriteStats};
-use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
-use crate::render::{self, Renderer};
+use crate::render::Page;
+use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
+use crate::site::{Site, render_pages};
 
 /// What to build, from the command line.
 #[derive(Debug, Clone)]
@@ -90,38 +89,19 @@ fn run(
     progress: &ProgressBar,
 ) -> Result<Summary, Error> {
     let start = Instant::now();
-    let (config, archive, theme) = load(options).map_err(Error::Invalid)?;
-    let pages = render::plan(&archive, &config, &theme)
-        .map_err(|e| Error::Invalid(Diagnostics::sorted(e)))?;
-    let renderer = Renderer::new(&archive, &config, theme);
-    progress.set_length(pages.len() as u64);
-    let rendered: Vec<Result<OutputFile, Diagnostic>> = pages
-        .par_iter()
-        .map(|page| {
-            let bytes = renderer.render(page)?;
-            progress.inc(1);
-            // Compared now, in parallel, so unchanged pages are not held in memory.
-            let unchanged =
-                out_dir.is_some_and(|dir| output::is_unchanged(dir, &page.path, &bytes));
-            Ok(OutputFile {
-                path: page.path.clone(),
-                bytes: (!unchanged).then_some(bytes),
-            })
-        })
-        .collect();
-    let mut files = Vec::with_capacity(rendered.len());
-    let mut errors: Vec<Diagnostic> = Vec::new();
-    for result in rendered {
-        match result {
-            Ok(file) => files.push(file),
-            // One broken template fails every page made from it: say it once.
-            Err(error) if errors.iter().any(|e| e.path == error.path) => {}
-            Err(error) => errors.push(error),
+    let site = Site::load(options).map_err(Error::Invalid)?;
+    progress.set_length(site.pages.len() as u64);
+    let pages: Vec<&Page> = site.pages.iter().collect();
+    let files = render_pages(&site.renderer(), &pages, |page, bytes| {
+        progress.inc(1);
+        // Compared now, in parallel, so unchanged pages are not held in memory.
+        let unchanged = out_dir.is_some_and(|dir| output::is_unchanged(dir, &page.path, &bytes));
+        OutputFile {
+            path: page.path.clone(),
+            bytes: (!unchanged).then_some(bytes),
         }
-    }
-    if !errors.is_empty() {
-        return Err(Error::Invalid(Diagnostics::sorted(errors)));
-    }
+    })
+    .map_err(Error::Invalid)?;
     let written = match out_dir {
         Some(dir) => output::commit(dir, &files).map_err(|source| Error::Io {
             path: dir.to_path_buf(),
@@ -131,38 +111,13 @@ fn run(
     };
     progress.finish_and_clear();
     Ok(Summary {
-        incidents: archive.incidents.len(),
-        providers: archive.providers.len(),
+        incidents: site.archive.incidents.len(),
+        providers: site.archive.providers.len(),
         files: files.len(),
         pages: files.iter().filter(|f| f.path.ends_with(".html")).count(),
         written,
         elapsed: start.elapsed(),
     })
-}
-
-/// Reads site.yaml, content and theme, reporting the problems of all three at once.
-fn load(options: &Options) -> Result<(Config, Archive, Theme), Diagnostics> {
-    let root = &options.root;
-    let (config, (content, theme)) = rayon::join(
-        || Config::load(root),
-        || rayon::join(|| content::load(root, options.drafts), || Theme::load(root)),
-    );
-    match (config, content, theme) {
-        (Ok(mut config), Ok(content), Ok(theme)) => {
-            if let Some(base_url) = &options.base_url {
-                config.base_url = base_url.clone();
-            }
-            Ok((config, Archive::assemble(content), theme))
-        }
-        (config, content, theme) => {
-            let errors = [config.err(), content.err(), theme.err()]
-                .into_iter()
-                .flatten()
-                .flatten()
-                .collect();
-            Err(Diagnostics::sorted(errors))
-        }
-    }
 }
 
 /// Refuses an output folder whose clean-up would delete the site's own files.

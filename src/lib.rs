@@ -12,3 +12,4 @@ pub mod diagnostics;
 pub mod model;
 pub mod output;
 pub mod render;
+pub mod site;

@@ -10,7 +10,9 @@ pub mod time;
 mod updates;
 pub mod yaml;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -28,33 +30,47 @@ pub const PROVIDER_FILE: &str = "_index.md";
 /// Everything `content/` holds, in a stable order (sorted by path).
 #[derive(Debug, Default)]
 pub struct Content {
-    pub incidents: Vec<Incident>,
+    /// Shared, so a rebuild that re-reads one file keeps every other incident as it was
+    /// (and can tell, by pointer, which ones changed).
+    pub incidents: Vec<Arc<Incident>>,
     pub providers: Vec<(Slug, ProviderInfo)>,
 }
 
 /// What one file gives.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Loaded {
-    Incident(Box<Incident>),
+    Incident(Arc<Incident>),
     Provider(Slug, ProviderInfo),
 }
 
-/// Loads every file under `root/content`, reporting every problem of every file.
-/// Drafts are left out unless `drafts` is set.
-pub fn load(root: &Path, drafts: bool) -> Result<Content, Vec<Diagnostic>> {
+/// What each content file gave, by path relative to the site root.
+pub type Files = BTreeMap<PathBuf, Result<Loaded, Vec<Diagnostic>>>;
+
+/// Reads and parses every file under `root/content`, in parallel.
+pub fn load_all(root: &Path) -> Result<Files, Vec<Diagnostic>> {
     let files = content_files(root)?;
-    let results: Vec<Result<Loaded, Vec<Diagnostic>>> = files
-        .par_iter()
-        .map(|relative| load_file(root, relative))
-        .collect();
+    Ok(files
+        .into_par_iter()
+        .map(|relative| {
+            let loaded = load_file(root, &relative);
+            (relative, loaded)
+        })
+        .collect())
+}
+
+/// Gathers the files into content, or every problem of every file. Drafts are left out
+/// unless `drafts` is set.
+pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> {
     let mut content = Content::default();
     let mut errors = Vec::new();
-    for result in results {
+    for result in files.values() {
         match result {
             Ok(Loaded::Incident(incident)) if incident.draft && !drafts => {}
-            Ok(Loaded::Incident(incident)) => content.incidents.push(*incident),
-            Ok(Loaded::Provider(slug, info)) => content.providers.push((slug, info)),
-            Err(mut problems) => errors.append(&mut problems),
+            Ok(Loaded::Incident(incident)) => content.incidents.push(Arc::clone(incident)),
+            Ok(Loaded::Provider(slug, info)) => {
+                content.providers.push((slug.clone(), info.clone()))
+            }
+            Err(problems) => errors.extend(problems.iter().cloned()),
         }
     }
     if errors.is_empty() {
@@ -156,7 +172,7 @@ pub fn load_file(root: &Path, relative: &Path) -> Result<Loaded, Vec<Diagnostic>
     };
     let incident = raw.and_then(|raw| raw.finish(&ctx, folders.first().copied(), &mut errors));
     match incident {
-        Some(incident) if errors.is_empty() => Ok(Loaded::Incident(Box::new(incident))),
+        Some(incident) if errors.is_empty() => Ok(Loaded::Incident(Arc::new(incident))),
         _ => Err(errors),
     }
 }

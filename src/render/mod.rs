@@ -188,12 +188,12 @@ fn owner(archive: &Archive, page: &Page) -> (Option<PathBuf>, String) {
     }
 }
 
-/// Renders pages; made once per build with everything pages share already prepared.
+/// Renders pages from an archive and its views, prepared beforehand.
 pub struct Renderer<'a> {
-    archive: &'a Archive,
-    config: &'a Config,
-    theme: Theme,
-    views: Views,
+    pub archive: &'a Archive,
+    pub config: &'a Config,
+    pub theme: &'a Theme,
+    pub views: &'a Views,
 }
 
 #[derive(Serialize)]
@@ -223,33 +223,22 @@ struct Year<'a> {
     incidents: Vec<&'a SummaryView>,
 }
 
-impl<'a> Renderer<'a> {
-    pub fn new(archive: &'a Archive, config: &'a Config, mut theme: Theme) -> Renderer<'a> {
-        let base = &config.base_url;
-        let site = SiteView {
-            title: &config.title,
-            description: &config.description,
-            language: &config.language,
-            url: base.url(""),
-            path: base.root_path(),
-            css: base.path("style.css"),
-            feeds: FeedLinks::new(base, ""),
-        };
-        // Serialised once: every page shares it.
-        theme.tera.global_context().insert("site", &site);
-        let views = Views::new(archive, base);
-        Renderer {
-            archive,
-            config,
-            theme,
-            views,
-        }
-    }
+/// Gives every template the site's settings, serialised once for all pages.
+pub fn set_site(theme: &mut Theme, config: &Config) {
+    let base = &config.base_url;
+    let site = SiteView {
+        title: &config.title,
+        description: &config.description,
+        language: &config.language,
+        url: base.url(""),
+        path: base.root_path(),
+        css: base.path("style.css"),
+        feeds: FeedLinks::new(base, ""),
+    };
+    theme.tera.global_context().insert("site", &site);
+}
 
-    pub fn incident_count(&self) -> usize {
-        self.archive.incidents.len()
-    }
-
+impl Renderer<'_> {
     /// The bytes of one page. A template error names the template and the page.
     pub fn render(&self, page: &Page) -> Result<Vec<u8>, Diagnostic> {
         let base = &self.config.base_url;
@@ -372,7 +361,7 @@ impl<'a> Renderer<'a> {
                 let incidents: Vec<&IncidentView> = self.archive.providers[i]
                     .incidents
                     .iter()
-                    .map(|&x| &self.views.incidents[x])
+                    .map(|&x| &*self.views.incidents[x])
                     .collect();
                 api::provider(&self.views.providers[i], &incidents, base)
             }
@@ -446,7 +435,13 @@ impl<'a> Renderer<'a> {
                 home_url: base.url(""),
                 dir_url: base.url(""),
                 tag: "tag:outages,2026:feed".to_string(),
-                entries: self.views.incidents.iter().take(limit).collect(),
+                entries: self
+                    .views
+                    .incidents
+                    .iter()
+                    .take(limit)
+                    .map(|v| &**v)
+                    .collect(),
             },
             Some(i) => {
                 let provider = &self.views.providers[i];
@@ -464,7 +459,7 @@ impl<'a> Renderer<'a> {
                         .incidents
                         .iter()
                         .take(limit)
-                        .map(|&x| &self.views.incidents[x])
+                        .map(|&x| &*self.views.incidents[x])
                         .collect(),
                 }
             }
@@ -478,7 +473,7 @@ impl<'a> Renderer<'a> {
         let home_url = self.config.base_url.url("");
         let home = sitemap::Entry {
             url: &home_url,
-            lastmod: newest(self.views.incidents.iter()),
+            lastmod: newest(self.views.incidents.iter().map(|v| &**v)),
         };
         let providers = self
             .views
@@ -487,7 +482,12 @@ impl<'a> Renderer<'a> {
             .zip(&self.archive.providers)
             .map(|(view, provider)| sitemap::Entry {
                 url: &view.reference.url,
-                lastmod: newest(provider.incidents.iter().map(|&i| &self.views.incidents[i])),
+                lastmod: newest(
+                    provider
+                        .incidents
+                        .iter()
+                        .map(|&i| &*self.views.incidents[i]),
+                ),
             });
         let incidents = self.views.incidents.iter().map(|i| sitemap::Entry {
             url: &i.summary.url,

@@ -2,6 +2,9 @@
 //! in UTC as text, durations as `3h 24m`, URLs complete, markdown already sanitised HTML).
 //! Templates stay dumb and a theme can be swapped without touching Rust.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use chrono::{Datelike, SecondsFormat};
 use serde::Serialize;
 
@@ -138,18 +141,42 @@ pub struct ProviderView {
 
 /// Every view of the archive, made once per build, in parallel.
 pub struct Views {
-    pub incidents: Vec<IncidentView>,
+    /// In archive order. Shared, so a rebuild reuses the views of unchanged incidents.
+    pub incidents: Vec<Arc<IncidentView>>,
+    /// Whether the view at the same index was made anew (its incident or provider changed).
+    pub fresh: Vec<bool>,
     pub providers: Vec<ProviderView>,
 }
 
 impl Views {
-    pub fn new(archive: &Archive, base: &BaseUrl) -> Views {
+    /// Makes the views of `archive`. With the `previous` archive and its views, an incident
+    /// that is still the same value (the same `Arc`) under the same provider name keeps its
+    /// view: only what changed has its markdown rendered again.
+    pub fn new(archive: &Archive, base: &BaseUrl, previous: Option<(&Archive, &Views)>) -> Views {
         use rayon::prelude::*;
-        let incidents: Vec<IncidentView> = archive
+        let reusable: HashMap<usize, &Arc<IncidentView>> = previous
+            .map(|(archive, views)| {
+                archive
+                    .incidents
+                    .iter()
+                    .map(|i| Arc::as_ptr(i) as usize)
+                    .zip(&views.incidents)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (incidents, fresh): (Vec<Arc<IncidentView>>, Vec<bool>) = archive
             .incidents
             .par_iter()
-            .map(|incident| incident_view(archive, incident, base))
-            .collect();
+            .map(|incident| {
+                let provider = provider_ref(archive, incident, base);
+                match reusable.get(&(Arc::as_ptr(incident) as usize)) {
+                    Some(view) if view.summary.provider.name == provider.name => {
+                        (Arc::clone(view), false)
+                    }
+                    _ => (Arc::new(incident_view(incident, provider, base)), true),
+                }
+            })
+            .unzip();
         let providers = archive
             .providers
             .iter()
@@ -157,6 +184,7 @@ impl Views {
             .collect();
         Views {
             incidents,
+            fresh,
             providers,
         }
     }
@@ -195,14 +223,14 @@ fn update_view(update: &Update, page_url: &str) -> UpdateView {
     }
 }
 
-fn incident_view(archive: &Archive, incident: &Incident, base: &BaseUrl) -> IncidentView {
+fn incident_view(incident: &Incident, provider: ProviderRef, base: &BaseUrl) -> IncidentView {
     let dir = incident_dir(incident);
     let url = base.url(&dir);
     let summary = SummaryView {
         title: incident.title.clone(),
         path: base.path(&dir),
         url: url.clone(),
-        provider: provider_ref(archive, incident, base),
+        provider,
         impact: ImpactView {
             keyword: incident.impact.keyword(),
             label: incident.impact.label(),
@@ -261,7 +289,11 @@ pub fn tag_uri(incident: &Incident) -> String {
     format!("tag:outages,2026:{}/{}", incident.provider, encoded)
 }
 
-fn provider_view(provider: &Provider, incidents: &[IncidentView], base: &BaseUrl) -> ProviderView {
+fn provider_view(
+    provider: &Provider,
+    incidents: &[Arc<IncidentView>],
+    base: &BaseUrl,
+) -> ProviderView {
     let dir = provider_dir(provider.slug.as_str());
     let url = base.url(&dir);
     let stats = &provider.stats;

@@ -1,0 +1,361 @@
+//! A loaded site: settings, theme, every content file, the archive, its views and the
+//! page plan. `build` loads one and renders every page; `serve` keeps one alive and, on a
+//! change, updates it and renders only the pages the change touches. Both go through the
+//! same functions, so a partial rebuild cannot drift from a full one.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::archive::Archive;
+use crate::build::Options;
+use crate::config::{CONFIG_FILE, Config};
+use crate::content::{self, CONTENT_DIR, Files, Loaded};
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::model::{Incident, ProviderInfo};
+use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
+use crate::render::views::Views;
+use crate::render::{self, Page, PageKind, Renderer};
+
+pub struct Site {
+    pub options: Options,
+    pub config: Config,
+    pub theme: Theme,
+    /// Every content file and what it gave, kept so a rebuild re-reads only what changed.
+    files: Files,
+    pub archive: Archive,
+    pub views: Views,
+    /// Every file of the site, sorted by path.
+    pub pages: Vec<Page>,
+    /// Content or theme read since the last successful update, not yet in the pages.
+    pending_content: bool,
+    pending_theme: bool,
+}
+
+/// What one update did.
+#[derive(Debug, Default)]
+pub struct Update {
+    /// Pages rendered again, with their bytes.
+    pub rendered: Vec<(String, Vec<u8>)>,
+    /// Paths that no longer belong to the site.
+    pub removed: Vec<String>,
+    /// Content files read again (or dropped).
+    pub reread: usize,
+}
+
+impl Site {
+    /// Reads site.yaml, content and theme, reporting the problems of all three at once.
+    pub fn load(options: &Options) -> Result<Site, Diagnostics> {
+        let root = &options.root;
+        let (config, (files, theme)) = rayon::join(
+            || Config::load(root),
+            || rayon::join(|| content::load_all(root), || Theme::load(root)),
+        );
+        let (mut config, files, mut theme) = match (config, files, theme) {
+            (Ok(config), Ok(files), Ok(theme)) => (config, files, theme),
+            (config, files, theme) => {
+                let mut errors: Vec<Diagnostic> = [config.err(), theme.err()]
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .collect();
+                match files {
+                    Ok(files) => errors.extend(
+                        content::collect(&files, options.drafts)
+                            .err()
+                            .unwrap_or_default(),
+                    ),
+                    Err(problems) => errors.extend(problems),
+                }
+                return Err(Diagnostics::sorted(errors));
+            }
+        };
+        if let Some(base_url) = &options.base_url {
+            config.base_url = base_url.clone();
+        }
+        render::set_site(&mut theme, &config);
+        let archive = assemble(&files, options.drafts)?;
+        let views = Views::new(&archive, &config.base_url, None);
+        let pages = render::plan(&archive, &config, &theme).map_err(Diagnostics::sorted)?;
+        Ok(Site {
+            options: options.clone(),
+            config,
+            theme,
+            files,
+            archive,
+            views,
+            pages,
+            pending_content: false,
+            pending_theme: false,
+        })
+    }
+
+    pub fn renderer(&self) -> Renderer<'_> {
+        Renderer {
+            archive: &self.archive,
+            config: &self.config,
+            theme: &self.theme,
+            views: &self.views,
+        }
+    }
+
+    /// Applies changed paths (files or folders, created, edited or deleted) and renders the
+    /// pages they touch. On an error the site stays as it was, but remembers what it read,
+    /// so fixing the file is enough for a later update to succeed.
+    pub fn update(&mut self, changed: &[PathBuf]) -> Result<Update, Diagnostics> {
+        let root = self.options.root.clone();
+        let relative: Vec<PathBuf> = changed
+            .iter()
+            .map(|p| p.strip_prefix(&root).unwrap_or(p).to_path_buf())
+            .collect();
+        let touches = |dir: &str| relative.iter().any(|p| p.starts_with(dir));
+        if relative.iter().any(|p| p == Path::new(CONFIG_FILE)) {
+            return self.reload_all();
+        }
+        let reread = if touches(CONTENT_DIR) {
+            self.reread_content(&relative)
+                .map_err(Diagnostics::sorted)?
+        } else {
+            0
+        };
+        self.pending_content |= reread > 0;
+        self.pending_theme |= touches(TEMPLATES_DIR) || touches(STATIC_DIR);
+
+        // Everything new is made aside and kept only if every page renders.
+        let theme = if self.pending_theme {
+            let mut theme = Theme::load(&root).map_err(Diagnostics::sorted)?;
+            render::set_site(&mut theme, &self.config);
+            Some(theme)
+        } else {
+            None
+        };
+        let content = if self.pending_content {
+            let archive = assemble(&self.files, self.options.drafts)?;
+            let views = Views::new(
+                &archive,
+                &self.config.base_url,
+                Some((&self.archive, &self.views)),
+            );
+            Some((archive, views))
+        } else {
+            None
+        };
+        let (archive, views) = content
+            .as_ref()
+            .map_or((&self.archive, &self.views), |(a, v)| (a, v));
+        let theme_ref = theme.as_ref().unwrap_or(&self.theme);
+        let pages = render::plan(archive, &self.config, theme_ref).map_err(Diagnostics::sorted)?;
+        let dirty = Dirty::new(
+            &self.archive,
+            archive,
+            views,
+            self.pending_content,
+            self.pending_theme,
+        );
+        let old_paths: BTreeSet<&str> = self.pages.iter().map(|p| p.path.as_str()).collect();
+        let to_render: Vec<&Page> = pages
+            .iter()
+            .filter(|page| !old_paths.contains(page.path.as_str()) || dirty.touches(page))
+            .collect();
+        let renderer = Renderer {
+            archive,
+            config: &self.config,
+            theme: theme_ref,
+            views,
+        };
+        let rendered = render_pages(&renderer, &to_render, |page, bytes| {
+            (page.path.clone(), bytes)
+        })?;
+        let new_paths: BTreeSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
+        let removed = old_paths
+            .difference(&new_paths)
+            .map(|p| p.to_string())
+            .collect();
+
+        if let Some(theme) = theme {
+            self.theme = theme;
+        }
+        if let Some((archive, views)) = content {
+            self.archive = archive;
+            self.views = views;
+        }
+        self.pages = pages;
+        self.pending_content = false;
+        self.pending_theme = false;
+        Ok(Update {
+            rendered,
+            removed,
+            reread,
+        })
+    }
+
+    /// site.yaml changed: everything may have.
+    fn reload_all(&mut self) -> Result<Update, Diagnostics> {
+        let fresh = Site::load(&self.options)?;
+        let pages: Vec<&Page> = fresh.pages.iter().collect();
+        let rendered = render_pages(&fresh.renderer(), &pages, |page, bytes| {
+            (page.path.clone(), bytes)
+        })?;
+        let new: BTreeSet<&String> = fresh.pages.iter().map(|p| &p.path).collect();
+        let removed = self
+            .pages
+            .iter()
+            .map(|p| &p.path)
+            .filter(|p| !new.contains(p))
+            .cloned()
+            .collect();
+        let reread = fresh.files.len();
+        *self = fresh;
+        Ok(Update {
+            rendered,
+            removed,
+            reread,
+        })
+    }
+
+    /// Reads again the changed content files, and notices files that appeared or went
+    /// (a folder renamed or deleted gives one event for many files). Returns how many
+    /// files it read or dropped.
+    fn reread_content(&mut self, relative: &[PathBuf]) -> Result<usize, Vec<Diagnostic>> {
+        let root = self.options.root.clone();
+        let listed: BTreeSet<PathBuf> = content::content_files(&root)?.into_iter().collect();
+        let gone: Vec<PathBuf> = self
+            .files
+            .keys()
+            .filter(|p| !listed.contains(*p))
+            .cloned()
+            .collect();
+        let changed: Vec<&PathBuf> = listed
+            .iter()
+            .filter(|p| !self.files.contains_key(*p) || relative.iter().any(|c| p.starts_with(c)))
+            .collect();
+        for path in &gone {
+            self.files.remove(path);
+        }
+        let loaded: Vec<(PathBuf, Result<Loaded, Vec<Diagnostic>>)> = changed
+            .par_iter()
+            .map(|p| ((*p).clone(), content::load_file(&root, p)))
+            .collect();
+        let count = gone.len() + loaded.len();
+        self.files.extend(loaded);
+        Ok(count)
+    }
+}
+
+/// Renders pages in parallel, calling `each` with every page's bytes; a broken template
+/// is reported once, not once per page.
+pub fn render_pages<T: Send>(
+    renderer: &Renderer,
+    pages: &[&Page],
+    each: impl Fn(&Page, Vec<u8>) -> T + Sync,
+) -> Result<Vec<T>, Diagnostics> {
+    let results: Vec<Result<T, Diagnostic>> = pages
+        .par_iter()
+        .map(|page| renderer.render(page).map(|bytes| each(page, bytes)))
+        .collect();
+    let mut done = Vec::with_capacity(results.len());
+    let mut errors: Vec<Diagnostic> = Vec::new();
+    for result in results {
+        match result {
+            Ok(value) => done.push(value),
+            Err(error) if errors.iter().any(|e| e.path == error.path) => {}
+            Err(error) => errors.push(error),
+        }
+    }
+    if errors.is_empty() {
+        Ok(done)
+    } else {
+        Err(Diagnostics::sorted(errors))
+    }
+}
+
+fn assemble(files: &Files, drafts: bool) -> Result<Archive, Diagnostics> {
+    content::collect(files, drafts)
+        .map(Archive::assemble)
+        .map_err(Diagnostics::sorted)
+}
+
+/// What a change touched, so that only the pages reading it are rendered again.
+struct Dirty {
+    content: bool,
+    theme: bool,
+    fresh: Vec<bool>,
+    /// By provider index in the new archive: its list, its description or one of its
+    /// incidents changed.
+    providers: Vec<bool>,
+}
+
+impl Dirty {
+    fn new(before: &Archive, after: &Archive, views: &Views, content: bool, theme: bool) -> Dirty {
+        let list = |archive: &Archive, indices: &[usize]| -> Vec<*const Incident> {
+            indices
+                .iter()
+                .map(|&i| Arc::as_ptr(&archive.incidents[i]))
+                .collect()
+        };
+        let old: HashMap<&str, (&ProviderInfo, &str, Vec<*const Incident>)> = before
+            .providers
+            .iter()
+            .map(|p| {
+                (
+                    p.slug.as_str(),
+                    (&p.info, p.name.as_str(), list(before, &p.incidents)),
+                )
+            })
+            .collect();
+        let providers = after
+            .providers
+            .iter()
+            .map(|p| {
+                p.incidents.iter().any(|&i| views.fresh[i])
+                    || old
+                        .get(p.slug.as_str())
+                        .is_none_or(|(info, name, incidents)| {
+                            **info != p.info
+                                || *name != p.name
+                                || *incidents != list(after, &p.incidents)
+                        })
+            })
+            .collect();
+        Dirty {
+            content,
+            theme,
+            fresh: views.fresh.clone(),
+            providers,
+        }
+    }
+
+    /// Whether `page` must be rendered again. An incident page reads only its incident; a
+    /// provider's pages read its incidents; the home page, site feeds, sitemap and API index
+    /// read everything; assets and templates are the theme's.
+    fn touches(&self, page: &Page) -> bool {
+        let templated = matches!(
+            page.kind,
+            PageKind::Home
+                | PageKind::NotFound
+                | PageKind::Provider(_)
+                | PageKind::Incident(_)
+                | PageKind::Alias(_)
+        );
+        if self.theme && (templated || matches!(page.kind, PageKind::Asset(_))) {
+            return true;
+        }
+        match page.kind {
+            PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i) => self.fresh[i],
+            PageKind::Provider(p) | PageKind::ApiProvider(p) | PageKind::Feed(Some(p), _) => {
+                self.providers[p]
+            }
+            PageKind::Home
+            | PageKind::Feed(None, _)
+            | PageKind::Sitemap
+            | PageKind::ApiProviders => self.content,
+            PageKind::NotFound
+            | PageKind::Robots
+            | PageKind::NoJekyll
+            | PageKind::Cname
+            | PageKind::Asset(_) => false,
+        }
+    }
+}
