@@ -12,4 +12,5 @@ pub mod diagnostics;
 pub mod model;
 pub mod output;
 pub mod render;
+pub mod serve;
 pub mod site;

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use outages::build::{self, Error, Options, Summary};
 use outages::config::BaseUrl;
+use outages::serve::{self, ServeOptions};
 
 #[derive(Parser)]
 #[command(
@@ -52,6 +53,29 @@ enum Command {
         #[command(flatten)]
         site: SiteArgs,
     },
+    /// Build into memory, serve on http://127.0.0.1:1111/, rebuild on every change and reload open pages.
+    Serve {
+        #[command(flatten)]
+        site: SiteArgs,
+        /// The port; the next free one is used when it is taken.
+        #[arg(long, default_value_t = 1111)]
+        port: u16,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Serve under this URL's path, as the deployed site (e.g. https://user.github.io/repo/ → /repo/).
+        #[arg(long, value_parser = parse_base_url)]
+        base_url: Option<BaseUrl>,
+        /// Include incidents marked `draft: true`.
+        #[arg(long)]
+        drafts: bool,
+        /// Poll for changes instead of using native events (containers, WSL, network drives).
+        #[arg(long)]
+        poll: bool,
+        /// Open the preview in the browser.
+        #[arg(long)]
+        open: bool,
+    },
 }
 
 fn parse_base_url(text: &str) -> Result<BaseUrl, String> {
@@ -77,6 +101,32 @@ fn main() -> ExitCode {
             (build::build(&options, &progress), "built")
         }
         Command::Check { site } => (build::check(&Options::new(site.root)), "checked"),
+        Command::Serve {
+            site,
+            port,
+            bind,
+            base_url,
+            drafts,
+            poll,
+            open,
+        } => {
+            let options = ServeOptions {
+                root: site.root,
+                port,
+                bind,
+                base_url,
+                drafts,
+                poll,
+                open,
+            };
+            return match serve::run(options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    ExitCode::from(2)
+                }
+            };
+        }
     };
     match result {
         Ok(summary) => {

@@ -29,9 +29,10 @@ pub struct Site {
     pub views: Views,
     /// Every file of the site, sorted by path.
     pub pages: Vec<Page>,
-    /// Content or theme read since the last successful update, not yet in the pages.
+    /// Changes read since the last successful update, not yet in the pages.
     pending_content: bool,
-    pending_theme: bool,
+    pending_templates: bool,
+    pending_static: bool,
 }
 
 /// What one update did.
@@ -88,7 +89,8 @@ impl Site {
             views,
             pages,
             pending_content: false,
-            pending_theme: false,
+            pending_templates: false,
+            pending_static: false,
         })
     }
 
@@ -121,10 +123,11 @@ impl Site {
             0
         };
         self.pending_content |= reread > 0;
-        self.pending_theme |= touches(TEMPLATES_DIR) || touches(STATIC_DIR);
+        self.pending_templates |= touches(TEMPLATES_DIR);
+        self.pending_static |= touches(STATIC_DIR);
 
         // Everything new is made aside and kept only if every page renders.
-        let theme = if self.pending_theme {
+        let theme = if self.pending_templates || self.pending_static {
             let mut theme = Theme::load(&root).map_err(Diagnostics::sorted)?;
             render::set_site(&mut theme, &self.config);
             Some(theme)
@@ -147,13 +150,15 @@ impl Site {
             .map_or((&self.archive, &self.views), |(a, v)| (a, v));
         let theme_ref = theme.as_ref().unwrap_or(&self.theme);
         let pages = render::plan(archive, &self.config, theme_ref).map_err(Diagnostics::sorted)?;
-        let dirty = Dirty::new(
-            &self.archive,
-            archive,
-            views,
-            self.pending_content,
-            self.pending_theme,
-        );
+        let content_dirty = match self.pending_content {
+            true => Dirty::of_content(&self.archive, archive, views),
+            false => Dirty::default(),
+        };
+        let dirty = Dirty {
+            templates: self.pending_templates,
+            assets: self.pending_static,
+            ..content_dirty
+        };
         let old_paths: BTreeSet<&str> = self.pages.iter().map(|p| p.path.as_str()).collect();
         let to_render: Vec<&Page> = pages
             .iter()
@@ -182,8 +187,11 @@ impl Site {
             self.views = views;
         }
         self.pages = pages;
-        self.pending_content = false;
-        self.pending_theme = false;
+        (
+            self.pending_content,
+            self.pending_templates,
+            self.pending_static,
+        ) = (false, false, false);
         Ok(Update {
             rendered,
             removed,
@@ -278,9 +286,11 @@ fn assemble(files: &Files, drafts: bool) -> Result<Archive, Diagnostics> {
 }
 
 /// What a change touched, so that only the pages reading it are rendered again.
+#[derive(Default)]
 struct Dirty {
     content: bool,
-    theme: bool,
+    templates: bool,
+    assets: bool,
     fresh: Vec<bool>,
     /// By provider index in the new archive: its list, its description or one of its
     /// incidents changed.
@@ -288,7 +298,8 @@ struct Dirty {
 }
 
 impl Dirty {
-    fn new(before: &Archive, after: &Archive, views: &Views, content: bool, theme: bool) -> Dirty {
+    /// What a content change touched, from the archives before and after it.
+    fn of_content(before: &Archive, after: &Archive, views: &Views) -> Dirty {
         let list = |archive: &Archive, indices: &[usize]| -> Vec<*const Incident> {
             indices
                 .iter()
@@ -320,10 +331,10 @@ impl Dirty {
             })
             .collect();
         Dirty {
-            content,
-            theme,
+            content: true,
             fresh: views.fresh.clone(),
             providers,
+            ..Dirty::default()
         }
     }
 
@@ -339,13 +350,16 @@ impl Dirty {
                 | PageKind::Incident(_)
                 | PageKind::Alias(_)
         );
-        if self.theme && (templated || matches!(page.kind, PageKind::Asset(_))) {
+        if (self.templates && templated) || (self.assets && matches!(page.kind, PageKind::Asset(_)))
+        {
             return true;
         }
         match page.kind {
-            PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i) => self.fresh[i],
+            PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i) => {
+                self.fresh.get(i).is_some_and(|&fresh| fresh)
+            }
             PageKind::Provider(p) | PageKind::ApiProvider(p) | PageKind::Feed(Some(p), _) => {
-                self.providers[p]
+                self.providers.get(p).is_some_and(|&dirty| dirty)
             }
             PageKind::Home
             | PageKind::Feed(None, _)

@@ -38,8 +38,8 @@ impl Served {
         }
     }
 
-    /// Applies a change; returns how many pages were rendered again.
-    fn change(&mut self, paths: &[PathBuf]) -> usize {
+    /// Applies a change; returns the pages rendered again.
+    fn change(&mut self, paths: &[PathBuf]) -> Vec<String> {
         let update = self
             .site
             .update(paths)
@@ -47,7 +47,11 @@ impl Served {
         for path in &update.removed {
             self.files.remove(path);
         }
-        let count = update.rendered.len();
+        let rendered = update
+            .rendered
+            .iter()
+            .map(|(path, _)| path.clone())
+            .collect();
         self.files.extend(update.rendered);
         let full = full_render(&self.options);
         let differing: Vec<&String> = full
@@ -59,7 +63,7 @@ impl Served {
             differing.is_empty(),
             "served pages differ from a full build: {differing:?}"
         );
-        count
+        rendered
     }
 }
 
@@ -94,7 +98,7 @@ fn every_sequence_of_edits_serves_what_a_full_build_gives() {
         "content/acme/a.md",
         &incident("A, edited", "2024-03-05T14:00:00Z"),
     );
-    let rendered = served.change(&[path("content/acme/a.md")]);
+    let rendered = served.change(&[path("content/acme/a.md")]).len();
     assert!(
         rendered < total / 3,
         "{rendered} of {total} pages rendered for one edit"
@@ -164,7 +168,11 @@ fn every_sequence_of_edits_serves_what_a_full_build_gives() {
             .starts_with("<!doctype html><title>")
     );
     fixture.write("static/style.css", "body { color: red }");
-    served.change(&[path("static/style.css")]);
+    let rendered = served.change(&[path("static/style.css")]);
+    assert!(
+        rendered.iter().all(|p| !p.ends_with(".html")),
+        "a stylesheet renders no page: {rendered:?}"
+    );
     assert_eq!(served.files["style.css"], b"body { color: red }");
     std::fs::remove_file(path("templates/incident.html")).unwrap();
     served.change(&[path("templates/incident.html")]);

@@ -163,4 +163,6 @@ pub fn is_editor_litter(path: &Path) -> bool {
             .iter()
             .any(|ext| name.ends_with(ext))
         || name.starts_with('#') && name.ends_with('#')
+        || name.ends_with("___jb_tmp___")
+        || name.ends_with("___jb_old___")
 }

@@ -1,0 +1,254 @@
+//! The preview's HTTP side (axum): files from memory, the site's 404 page for what is not
+//! there, GET and HEAD only, and a server-sent-events stream that tells pages to reload.
+//! Files are looked up by name in memory, so no request can reach the disk.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::BroadcastStream;
+
+use super::{Reload, Shared};
+
+const SCRIPT_PATH: &str = "/__outages/reload.js";
+const EVENTS_PATH: &str = "/__outages/events";
+const SCRIPT: &str = include_str!("reload.js");
+
+/// Serves until Ctrl-C.
+pub fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+        let app = Router::new()
+            .route(SCRIPT_PATH, get(script))
+            .route(EVENTS_PATH, get(events))
+            .fallback(file)
+            .with_state(shared);
+        tokio::select! {
+            result = axum::serve(listener, app) => result.map_err(|e| e.to_string()),
+            _ = tokio::signal::ctrl_c() => {
+                println!("stopped");
+                Ok(())
+            }
+        }
+    })
+}
+
+async fn script() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        SCRIPT,
+    )
+        .into_response()
+}
+
+async fn events(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
+    let stream = BroadcastStream::new(shared.reload.subscribe()).filter_map(|message| {
+        let name = match message.ok()? {
+            Reload::Page => "reload",
+            Reload::Css => "css",
+        };
+        Some(Ok::<Event, Infallible>(
+            Event::default().event(name).data(name),
+        ))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// Where a request path leads.
+#[derive(Debug, PartialEq, Eq)]
+enum Target {
+    File(String),
+    /// A folder asked without its trailing slash, or the base path without it.
+    Redirect(String),
+    NotFound,
+    BadRequest,
+}
+
+/// Maps a raw request path to a file of the site. Every segment is percent-decoded once;
+/// a decoded `.`, `..`, slash, backslash or NUL is refused.
+fn resolve(base_path: &str, raw: &str) -> Target {
+    let Some(rest) = raw.strip_prefix(base_path) else {
+        return if format!("{raw}/") == base_path {
+            Target::Redirect(base_path.to_string())
+        } else {
+            Target::NotFound
+        };
+    };
+    let mut segments = Vec::new();
+    for segment in rest.split('/') {
+        let Ok(decoded) = percent_encoding::percent_decode_str(segment).decode_utf8() else {
+            return Target::BadRequest;
+        };
+        if decoded == "." || decoded == ".." || decoded.contains(['/', '\\', '\0']) {
+            return Target::BadRequest;
+        }
+        segments.push(decoded.into_owned());
+    }
+    let path = segments.join("/");
+    if path.is_empty() || path.ends_with('/') {
+        Target::File(format!("{path}index.html"))
+    } else {
+        Target::File(path)
+    }
+}
+
+async fn file(State(shared): State<Arc<Shared>>, method: Method, uri: Uri) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "GET, HEAD")],
+            "only GET and HEAD\n",
+        )
+            .into_response();
+    }
+    let store = shared.store.read().expect("store lock");
+    let (status, path) = match resolve(&shared.base_path, uri.path()) {
+        Target::BadRequest => return (StatusCode::BAD_REQUEST, "bad request\n").into_response(),
+        Target::Redirect(to) => return redirect(&to),
+        Target::File(path) if store.files.contains_key(&path) => (StatusCode::OK, path),
+        Target::File(path) if store.files.contains_key(&format!("{path}/index.html")) => {
+            return redirect(&format!("{}/", uri.path()));
+        }
+        Target::File(_) | Target::NotFound => (StatusCode::NOT_FOUND, "404.html".to_string()),
+    };
+    let Some(bytes) = store.files.get(&path).cloned() else {
+        // No site yet (the first build failed): the error page is all there is.
+        let body = inject(
+            b"<!doctype html><html lang=en><title>outages</title><body></body></html>",
+            store.error.as_deref(),
+        );
+        return respond(StatusCode::NOT_FOUND, "index.html", body, method);
+    };
+    let error = store.error.clone();
+    drop(store);
+    let body = if path.ends_with(".html") {
+        inject(&bytes, error.as_deref())
+    } else {
+        bytes.to_vec()
+    };
+    respond(status, &path, body, method)
+}
+
+fn redirect(to: &str) -> Response {
+    (
+        StatusCode::PERMANENT_REDIRECT,
+        [(header::LOCATION, to.to_string())],
+    )
+        .into_response()
+}
+
+fn respond(status: StatusCode, path: &str, body: Vec<u8>, method: Method) -> Response {
+    let mime = mime_guess::from_path(path).first_or_octet_stream();
+    let content_type = match mime.type_() {
+        mime_guess::mime::TEXT => format!("{mime}; charset=utf-8"),
+        _ if path.ends_with(".json") || path.ends_with(".xml") => format!("{mime}; charset=utf-8"),
+        _ => mime.to_string(),
+    };
+    let length = body.len();
+    let body = if method == Method::HEAD {
+        Body::empty()
+    } else {
+        Body::from(body)
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_str(&content_type).expect("a mime type is a header"),
+    );
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// Adds the reload script, and the error overlay when the last rebuild failed, before
+/// `</body>`. Only what `serve` sends has them; the site itself never does.
+fn inject(html: &[u8], error: Option<&str>) -> Vec<u8> {
+    let mut extra =
+        format!("<script src=\"{SCRIPT_PATH}\" data-events=\"{EVENTS_PATH}\"></script>");
+    if let Some(error) = error {
+        extra.push_str(&format!(
+            "<div id=\"outages-error\" role=\"alert\" style=\"position:fixed;inset:auto 0 0 0;max-height:60vh;overflow:auto;\
+             z-index:2147483647;margin:0;padding:1rem 1.25rem;background:#1b1f24;color:#ffd8d3;border-top:4px solid #e5534b;\
+             font:13px/1.5 ui-monospace,monospace\"><strong style=\"color:#fff\">outages: the last change did not build; \
+             this is the last good version.</strong><pre style=\"white-space:pre-wrap;margin:.5rem 0 0\">{}</pre></div>",
+            crate::render::feeds::escape(error)
+        ));
+    }
+    let at = find_body_end(html).unwrap_or(html.len());
+    let mut out = Vec::with_capacity(html.len() + extra.len());
+    out.extend_from_slice(&html[..at]);
+    out.extend_from_slice(extra.as_bytes());
+    out.extend_from_slice(&html[at..]);
+    out
+}
+
+fn find_body_end(html: &[u8]) -> Option<usize> {
+    html.windows(7)
+        .rposition(|w| w.eq_ignore_ascii_case(b"</body>"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_resolve_inside_the_site_only() {
+        let file = |p: &str| Target::File(p.to_string());
+        assert_eq!(resolve("/", "/"), file("index.html"));
+        assert_eq!(resolve("/", "/acme/"), file("acme/index.html"));
+        assert_eq!(resolve("/", "/feed.xml"), file("feed.xml"));
+        assert_eq!(resolve("/", "/caf%C3%A9/"), file("café/index.html"));
+        for bad in [
+            "/../etc/passwd",
+            "/a/%2e%2e/%2e%2e/x",
+            "/%2E%2E/x",
+            "/a%2fb",
+            "/a%5c..%5cb",
+            "/./x",
+            "/a%00b",
+            "/%ff",
+        ] {
+            assert_eq!(resolve("/", bad), Target::BadRequest, "{bad}");
+        }
+        assert_eq!(resolve("/repo/", "/repo/acme/"), file("acme/index.html"));
+        assert_eq!(
+            resolve("/repo/", "/repo"),
+            Target::Redirect("/repo/".into())
+        );
+        assert_eq!(resolve("/repo/", "/other/"), Target::NotFound);
+    }
+
+    #[test]
+    fn the_script_goes_before_the_body_end() {
+        let html = inject(
+            b"<html><body><p>x</p></BODY></html>",
+            Some("a.md:1:1: <bad>"),
+        );
+        let html = String::from_utf8(html).unwrap();
+        assert!(html.contains("</div></BODY>"), "{html}");
+        assert!(html.contains("a.md:1:1: &lt;bad&gt;"), "{html}");
+        assert!(html.contains(SCRIPT_PATH));
+    }
+}

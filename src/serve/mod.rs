@@ -1,0 +1,265 @@
+//! `outages serve`: builds the site into memory, serves it, watches the sources and, on a
+//! change, updates the site through the same pipeline as `build`, rendering only the pages
+//! the change touches. Open pages reload; errors show in the terminal and on every page
+//! while the last good site stays served. Nothing is written to disk.
+
+mod http;
+mod watch;
+
+use std::collections::{BTreeSet, HashMap};
+use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use tokio::sync::broadcast;
+
+use crate::build::Options;
+use crate::config::BaseUrl;
+use crate::content::CONTENT_DIR;
+use crate::diagnostics::Diagnostics;
+use crate::render::Page;
+use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
+use crate::site::{Site, render_pages};
+
+/// How `serve` was asked to run.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub root: PathBuf,
+    pub port: u16,
+    pub bind: IpAddr,
+    /// Only its path is used: the preview serves under it, as the deployed site does.
+    pub base_url: Option<BaseUrl>,
+    pub drafts: bool,
+    pub poll: bool,
+    pub open: bool,
+}
+
+/// What the browser is told after a rebuild.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reload {
+    /// Reload the page.
+    Page,
+    /// Only stylesheets changed: swap them without a reload.
+    Css,
+}
+
+/// The site as served: every file's bytes, and the error to show, if any.
+#[derive(Default)]
+pub struct Store {
+    pub files: HashMap<String, Arc<[u8]>>,
+    /// The diagnostics of the last failed rebuild, shown over every page until fixed.
+    pub error: Option<String>,
+}
+
+pub struct Shared {
+    pub store: RwLock<Store>,
+    pub reload: broadcast::Sender<Reload>,
+    /// The path the site is served under: `/` or `/repo/`.
+    pub base_path: String,
+}
+
+/// Runs until Ctrl-C. Content and template errors never stop it.
+pub fn run(options: ServeOptions) -> Result<(), String> {
+    let listener = bind(options.bind, options.port)?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let base_path = options
+        .base_url
+        .as_ref()
+        .map_or("/", |b| b.root_path())
+        .to_string();
+    let base_url =
+        BaseUrl::parse(&format!("http://{address}{base_path}")).map_err(|e| e.to_string())?;
+    let build_options = Options {
+        root: options.root.clone(),
+        output: None,
+        base_url: Some(base_url.clone()),
+        drafts: options.drafts,
+    };
+    let (reload, _) = broadcast::channel(16);
+    let shared = Arc::new(Shared {
+        store: RwLock::new(Store::default()),
+        reload,
+        base_path,
+    });
+
+    let start = Instant::now();
+    let mut site = match Site::load(&build_options) {
+        Ok(site) => {
+            let pages: Vec<&Page> = site.pages.iter().collect();
+            match render_pages(&site.renderer(), &pages, |page, bytes| {
+                (page.path.clone(), Arc::from(bytes))
+            }) {
+                Ok(files) => {
+                    shared.store.write().expect("store lock").files = files.into_iter().collect();
+                    println!(
+                        "built {} incidents from {} providers: {} files in {} ms",
+                        site.archive.incidents.len(),
+                        site.archive.providers.len(),
+                        site.pages.len(),
+                        start.elapsed().as_millis()
+                    );
+                }
+                Err(errors) => show_error(&shared, &errors),
+            }
+            Some(site)
+        }
+        Err(errors) => {
+            show_error(&shared, &errors);
+            None
+        }
+    };
+
+    let url = base_url.url("");
+    println!(
+        "serving {} at {url} (Ctrl-C to stop)",
+        options.root.display()
+    );
+    if options.open {
+        let _ = open::that_detached(&url);
+    }
+
+    let (changes_tx, changes) = mpsc::channel::<Vec<PathBuf>>();
+    let mut watch = watch::watch(&options.root, options.poll, changes_tx)
+        .map_err(|e| format!("cannot watch {}: {e}", options.root.display()))?;
+    let mut watched: BTreeSet<PathBuf> = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR]
+        .iter()
+        .map(|d| options.root.join(d))
+        .filter(|p| p.is_dir())
+        .collect();
+
+    let server = {
+        let shared = Arc::clone(&shared);
+        std::thread::spawn(move || http::serve(listener, shared))
+    };
+
+    loop {
+        let paths = match changes.recv_timeout(std::time::Duration::from_millis(200)) {
+            Ok(paths) => paths,
+            Err(mpsc::RecvTimeoutError::Timeout) if !server.is_finished() => continue,
+            Err(_) => break,
+        };
+        // A source folder created after the start (a first template) is watched from now on.
+        for dir in [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR].map(|d| options.root.join(d)) {
+            if dir.is_dir() && !watched.contains(&dir) && watch.add_folder(&dir).is_ok() {
+                watched.insert(dir);
+            }
+        }
+        rebuild(&mut site, &build_options, &shared, &paths, &options.root);
+    }
+    server
+        .join()
+        .map_err(|_| "the server stopped".to_string())?
+}
+
+/// Applies one batch of changes and tells the browsers.
+fn rebuild(
+    site: &mut Option<Site>,
+    options: &Options,
+    shared: &Shared,
+    paths: &[PathBuf],
+    root: &std::path::Path,
+) {
+    let start = Instant::now();
+    let what = describe(root, paths);
+    let result = match site {
+        Some(site) => site.update(paths),
+        // Nothing built yet: every change is a chance to build it all.
+        None => Site::load(options).and_then(|fresh| {
+            let pages: Vec<&Page> = fresh.pages.iter().collect();
+            let rendered = render_pages(&fresh.renderer(), &pages, |page, bytes| {
+                (page.path.clone(), bytes)
+            })?;
+            *site = Some(fresh);
+            Ok(crate::site::Update {
+                rendered,
+                removed: Vec::new(),
+                reread: 0,
+            })
+        }),
+    };
+    match result {
+        Ok(update) => {
+            let count = update.rendered.len();
+            let (changed, had_error) = {
+                let mut store = shared.store.write().expect("store lock");
+                for path in &update.removed {
+                    store.files.remove(path);
+                }
+                let mut changed = Vec::new();
+                for (path, bytes) in update.rendered {
+                    if store.files.get(&path).is_none_or(|old| **old != *bytes) {
+                        store.files.insert(path.clone(), Arc::from(bytes));
+                        changed.push(path);
+                    }
+                }
+                (changed, store.error.take().is_some())
+            };
+            println!(
+                "{what}: rebuilt {count} file{}, {} changed, in {} ms{}",
+                if count == 1 { "" } else { "s" },
+                changed.len() + update.removed.len(),
+                start.elapsed().as_millis(),
+                if had_error { " (error fixed)" } else { "" }
+            );
+            let css_only =
+                update.removed.is_empty() && changed.iter().all(|path| path.ends_with(".css"));
+            if had_error || !css_only {
+                let _ = shared.reload.send(Reload::Page);
+            } else if !changed.is_empty() {
+                let _ = shared.reload.send(Reload::Css);
+            }
+        }
+        Err(errors) => {
+            println!("{what}: not rebuilt, the last good site is still served");
+            show_error(shared, &errors);
+        }
+    }
+}
+
+/// Prints the diagnostics and shows them on every served page.
+fn show_error(shared: &Shared, errors: &Diagnostics) {
+    let renderer = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        annotate_snippets::Renderer::styled()
+    } else {
+        annotate_snippets::Renderer::plain()
+    };
+    eprintln!("{}", errors.render(&renderer));
+    shared.store.write().expect("store lock").error =
+        Some(errors.render(&annotate_snippets::Renderer::plain()));
+    let _ = shared.reload.send(Reload::Page);
+}
+
+/// `content/acme/a.md changed` or `3 files changed`. Editors' temporary files, gone by
+/// now, are not worth a mention.
+fn describe(root: &std::path::Path, paths: &[PathBuf]) -> String {
+    let shown: Vec<&PathBuf> = paths
+        .iter()
+        .filter(|p| p.exists() || p.extension().is_some())
+        .collect();
+    match shown.as_slice() {
+        [one] => format!(
+            "{} changed",
+            one.strip_prefix(root).unwrap_or(one).display()
+        ),
+        many => format!("{} files changed", many.len()),
+    }
+}
+
+/// Binds `port`, or the next free one when it is taken (port 0: any free port).
+fn bind(address: IpAddr, port: u16) -> Result<TcpListener, String> {
+    let tries = if port == 0 { 1 } else { 20 };
+    let mut last = None;
+    for offset in 0..tries {
+        match TcpListener::bind(SocketAddr::new(address, port.saturating_add(offset))) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(format!(
+        "cannot listen on {address} ports {port}-{}: {}",
+        port.saturating_add(tries - 1),
+        last.map(|e| e.to_string()).unwrap_or_default()
+    ))
+}
