@@ -1,0 +1,334 @@
+//! `outages serve` end to end: a real server over a temp site, real HTTP requests, the
+//! reload stream, edits of every kind, and at the end the served pages equal a fresh build.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use common::{SEED, Site, incident, tree};
+
+const WAIT: Duration = Duration::from_secs(15);
+
+struct Server {
+    child: Child,
+    port: u16,
+    events: Receiver<String>,
+}
+
+impl Server {
+    fn start(site: &Site) -> Server {
+        Server::start_with(site, &[])
+    }
+
+    fn start_with(site: &Site, args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_outages"))
+            .args(["serve", "--port", "0", "--root"])
+            .arg(site.root())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let port = loop {
+            let line = lines.next().expect("serve prints its address").unwrap();
+            if let Some(url) = line.split(" at ").nth(1) {
+                let port = url.split(':').nth(2).unwrap().split('/').next().unwrap();
+                break port.parse().unwrap();
+            }
+        };
+        // Keep reading stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        let events = subscribe(port);
+        Server {
+            child,
+            port,
+            events,
+        }
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        let (status, body) = request(self.port, "GET", path);
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// Waits for the next reload event, then until `ready` holds (a change may come in two
+    /// batches; the page is what counts).
+    fn after_change(&self, what: &str, ready: impl Fn(&Server) -> bool) {
+        let deadline = Instant::now() + WAIT;
+        let event = self
+            .events
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("no reload event after {what}"));
+        assert!(event == "reload" || event == "css", "{event}");
+        while !ready(self) {
+            assert!(
+                Instant::now() < deadline,
+                "{what}: the served site did not follow"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        while self.events.try_recv().is_ok() {}
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+/// A raw HTTP/1.1 request, so that paths go out exactly as written (no client cleans `..`).
+fn request(port: u16, method: &str, path: &str) -> (u16, Vec<u8>) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete response");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, response[split + 4..].to_vec())
+}
+
+/// Listens to the reload stream, sending each event's name.
+fn subscribe(port: u16) -> Receiver<String> {
+    let (sender, events) = mpsc::channel();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET /__outages/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    )
+    .unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { return };
+            if let Some(name) = line.strip_prefix("event: ")
+                && sender.send(name.trim().to_string()).is_err()
+            {
+                return;
+            }
+        }
+    });
+    // The stream is open once the server has answered a request made after it.
+    std::thread::sleep(Duration::from_millis(100));
+    events
+}
+
+/// The page as `build` writes it: without the preview's script and overlay.
+fn strip_preview(html: &str) -> String {
+    match html.find("<script src=\"/__outages/reload.js\"") {
+        Some(start) => {
+            let end = html[start..]
+                .find("</body>")
+                .map_or(html.len(), |i| start + i);
+            format!("{}{}", &html[..start], &html[end..])
+        }
+        None => html.to_string(),
+    }
+}
+
+#[test]
+fn serve_follows_every_edit_and_serves_what_build_writes() {
+    let site = Site::new(&[
+        ("content/lightstep/seed.md", SEED),
+        ("content/acme/_index.md", "---\nname: Acme\n---\n"),
+        (
+            "content/acme/a.md",
+            &incident("Alpha", "2024-03-05T14:00:00Z"),
+        ),
+        (
+            "content/acme/b.md",
+            &incident("Bravo", "2024-02-05T14:00:00Z"),
+        ),
+        (
+            "content/acme/c.md",
+            &incident("Charlie", "2024-01-05T14:00:00Z"),
+        ),
+    ]);
+    let server = Server::start(&site);
+
+    let (status, home) = server.get("/");
+    assert_eq!(status, 200);
+    assert!(home.contains("Alpha") && home.contains("/__outages/reload.js"));
+    assert_eq!(server.get("/acme/a/").0, 200);
+    assert_eq!(request(server.port, "HEAD", "/acme/a/").0, 200);
+    assert_eq!(request(server.port, "POST", "/acme/a/").0, 405);
+
+    // Edit.
+    site.write(
+        "content/acme/a.md",
+        &incident("Alpha, edited", "2024-03-05T14:00:00Z"),
+    );
+    server.after_change("an edit", |s| s.get("/acme/a/").1.contains("Alpha, edited"));
+
+    // A new incident shows on its provider page and in the feed.
+    site.write(
+        "content/acme/d.md",
+        &incident("Delta", "2024-03-05T15:00:00Z"),
+    );
+    server.after_change("a new file", |s| {
+        s.get("/acme/").1.contains("Delta") && s.get("/acme/feed.xml").1.contains("Delta")
+    });
+
+    // Rename one (the way editors save: write a temp file, rename it over) and delete one.
+    site.write("content/acme/.b2.md.swp", "swap");
+    std::fs::rename(
+        site.path("content/acme/b.md"),
+        site.path("content/acme/b2.md"),
+    )
+    .unwrap();
+    server.after_change("a rename", |s| {
+        s.get("/acme/b/").0 == 404 && s.get("/acme/b2/").0 == 200
+    });
+    std::fs::remove_file(site.path("content/acme/c.md")).unwrap();
+    server.after_change("a delete", |s| {
+        s.get("/acme/c/").0 == 404 && !s.get("/acme/").1.contains("Charlie")
+    });
+    let (status, missing) = server.get("/acme/c/");
+    assert_eq!(status, 404);
+    assert!(missing.contains("Page not found"), "the site's 404 page");
+
+    // A template, in a templates/ folder that did not exist when serve started.
+    site.write(
+        "templates/404.html",
+        "<!doctype html><html lang=en><title>gone</title><body><p>Custom 404</p></body></html>",
+    );
+    server.after_change("a new template", |s| {
+        s.get("/nope/").1.contains("Custom 404")
+    });
+
+    // A static file: a stylesheet change swaps styles without a reload.
+    site.write("static/style.css", "body { color: rebeccapurple }");
+    let event = server
+        .events
+        .recv_timeout(WAIT)
+        .expect("an event after a CSS change");
+    assert_eq!(event, "css");
+    assert_eq!(server.get("/style.css").1, "body { color: rebeccapurple }");
+
+    // A broken file: the overlay shows, the last good pages stay; fixing it clears it.
+    site.write(
+        "content/acme/a.md",
+        "---\ntitle: Alpha\nimpact: sever\n---\n",
+    );
+    server.after_change("a broken file", |s| s.get("/").1.contains("outages-error"));
+    let (_, page) = server.get("/acme/a/");
+    assert!(
+        page.contains("Alpha, edited") && page.contains("unknown impact `sever`"),
+        "old page plus overlay"
+    );
+    site.write(
+        "content/acme/a.md",
+        &incident("Alpha, fixed", "2024-03-05T14:00:00Z"),
+    );
+    server.after_change("a fix", |s| {
+        !s.get("/").1.contains("outages-error") && s.get("/acme/a/").1.contains("Alpha, fixed")
+    });
+
+    // No request reaches outside the site.
+    for path in [
+        "/../../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/acme/..%2f..%2fCargo.toml",
+        "/..%5c..%5cetc",
+        "/%2E%2E/",
+    ] {
+        let (status, body) = request(server.port, "GET", path);
+        assert!(status == 400 || status == 404, "{path}: {status}");
+        assert!(!String::from_utf8_lossy(&body).contains("root:"), "{path}");
+    }
+
+    // Everything served equals a fresh build of the same folder.
+    let out = tempfile::tempdir().unwrap();
+    let base = format!("http://127.0.0.1:{}/", server.port);
+    let output = site.run(&[
+        "build",
+        "--base-url",
+        &base,
+        "--output",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let built = tree(out.path());
+    assert!(built.len() > 20, "{}", built.len());
+    for (path, bytes) in built {
+        let url = format!("/{}", path.strip_suffix("index.html").unwrap_or(&path));
+        let (status, served) = request(server.port, "GET", &url);
+        assert_eq!(status, 200, "{url}");
+        if path.ends_with(".html") {
+            assert_eq!(
+                strip_preview(&String::from_utf8_lossy(&served)),
+                String::from_utf8_lossy(&bytes),
+                "{url}"
+            );
+        } else {
+            assert_eq!(served, bytes, "{url}");
+        }
+    }
+    assert!(
+        !site.path("public").exists(),
+        "serve writes nothing into the site folder"
+    );
+}
+
+#[test]
+fn serve_under_the_path_of_the_base_url() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        &incident("Alpha", "2024-03-05T14:00:00Z"),
+    )]);
+    let server = Server::start_with(&site, &["--base-url", "https://user.github.io/repo/"]);
+    let (status, home) = server.get("/repo/");
+    assert_eq!(status, 200);
+    assert!(
+        home.contains("href=\"/repo/acme/a/\""),
+        "links carry the path"
+    );
+    assert_eq!(server.get("/repo/acme/a/").0, 200);
+    assert_eq!(server.get("/acme/a/").0, 404);
+    assert_eq!(request(server.port, "GET", "/repo").0, 308);
+    assert_eq!(
+        request(server.port, "GET", "/repo/acme").0,
+        308,
+        "a folder without its slash redirects"
+    );
+}
+
+#[test]
+fn serve_exits_cleanly_on_ctrl_c() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        &incident("Alpha", "2024-03-05T14:00:00Z"),
+    )]);
+    let mut server = Server::start(&site);
+    assert_eq!(server.get("/").0, 200);
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "serve did not stop on SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+}
