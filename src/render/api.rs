@@ -77,23 +77,26 @@ fn incident_entry<'a>(summary: &'a SummaryView, slug: &str, base: &BaseUrl) -> I
     }
 }
 
-/// Pretty JSON with `<`, `>` and `&` written as `\u003c`, `\u003e`, `\u0026`: the same
-/// data, but text from status pages can never form markup, even if a careless client
-/// pastes the JSON into a page.
+/// JSON with `<`, `>` and `&` written as `\u003c`, `\u003e`, `\u0026`: the same data, but
+/// text from status pages can never form markup, even if a careless client pastes the JSON
+/// into a page.
 pub fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
-    let json = serde_json::to_vec_pretty(value).expect("API values always serialise");
+    let mut json = serde_json::to_vec(value).expect("API values always serialise");
     // These characters are never JSON syntax, so they can only occur inside strings.
-    let mut out = Vec::with_capacity(json.len() + 1);
-    for byte in json {
-        match byte {
-            b'<' => out.extend_from_slice(b"\\u003c"),
-            b'>' => out.extend_from_slice(b"\\u003e"),
-            b'&' => out.extend_from_slice(b"\\u0026"),
-            _ => out.push(byte),
+    if json.iter().any(|b| matches!(b, b'<' | b'>' | b'&')) {
+        let mut escaped = Vec::with_capacity(json.len() + 64);
+        for byte in json {
+            match byte {
+                b'<' => escaped.extend_from_slice(b"\\u003c"),
+                b'>' => escaped.extend_from_slice(b"\\u003e"),
+                b'&' => escaped.extend_from_slice(b"\\u0026"),
+                _ => escaped.push(byte),
+            }
         }
+        json = escaped;
     }
-    out.push(b'\n');
-    out
+    json.push(b'\n');
+    json
 }
 
 pub fn providers(providers: &[ProviderView], base: &BaseUrl) -> Vec<u8> {

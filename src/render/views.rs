@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chrono::{Datelike, SecondsFormat};
+use chrono::{Datelike, SecondsFormat, Timelike};
 use serde::Serialize;
 
 use crate::archive::{Archive, Provider};
@@ -25,11 +25,14 @@ pub struct TimeView {
 
 impl TimeView {
     pub fn new(time: Timestamp) -> TimeView {
+        // Written out by hand: strftime parses its format on every call, and a build
+        // formats hundreds of thousands of times.
+        let date = format!("{:04}-{:02}-{:02}", time.year(), time.month(), time.day());
         TimeView {
             iso: time.to_rfc3339_opts(SecondsFormat::Secs, true),
-            text: time.format("%Y-%m-%d %H:%M UTC").to_string(),
-            date: time.format("%Y-%m-%d").to_string(),
+            text: format!("{date} {:02}:{:02} UTC", time.hour(), time.minute()),
             year: time.year(),
+            date,
         }
     }
 }
