@@ -3,7 +3,7 @@
 //! change, updates it and renders only the pages the change touches. Both go through the
 //! same functions, so a partial rebuild cannot drift from a full one.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -149,7 +149,14 @@ impl Site {
             .as_ref()
             .map_or((&self.archive, &self.views), |(a, v)| (a, v));
         let theme_ref = theme.as_ref().unwrap_or(&self.theme);
-        let pages = render::plan(archive, &self.config, theme_ref).map_err(Diagnostics::sorted)?;
+        // An edit that moves no incident and renames nothing keeps every path: the plan stays.
+        let new_pages = match theme.is_none() && same_plan(&self.archive, archive) {
+            true => None,
+            false => {
+                Some(render::plan(archive, &self.config, theme_ref).map_err(Diagnostics::sorted)?)
+            }
+        };
+        let pages = new_pages.as_deref().unwrap_or(&self.pages);
         let content_dirty = match self.pending_content {
             true => Dirty::of_content(&self.archive, archive, views),
             false => Dirty::default(),
@@ -159,10 +166,16 @@ impl Site {
             assets: self.pending_static,
             ..content_dirty
         };
-        let old_paths: BTreeSet<&str> = self.pages.iter().map(|p| p.path.as_str()).collect();
+        let old_paths: HashSet<&str> = match new_pages {
+            Some(_) => self.pages.iter().map(|p| p.path.as_str()).collect(),
+            None => HashSet::new(),
+        };
         let to_render: Vec<&Page> = pages
             .iter()
-            .filter(|page| !old_paths.contains(page.path.as_str()) || dirty.touches(page))
+            .filter(|page| {
+                dirty.touches(page)
+                    || (new_pages.is_some() && !old_paths.contains(page.path.as_str()))
+            })
             .collect();
         let renderer = Renderer {
             archive,
@@ -173,11 +186,18 @@ impl Site {
         let rendered = render_pages(&renderer, &to_render, |page, bytes| {
             (page.path.clone(), bytes)
         })?;
-        let new_paths: BTreeSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
-        let removed = old_paths
-            .difference(&new_paths)
-            .map(|p| p.to_string())
-            .collect();
+        let mut removed: Vec<String> = match &new_pages {
+            Some(pages) => {
+                let new_paths: HashSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
+                old_paths
+                    .iter()
+                    .filter(|p| !new_paths.contains(**p))
+                    .map(|p| p.to_string())
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        removed.sort();
 
         if let Some(theme) = theme {
             self.theme = theme;
@@ -186,7 +206,9 @@ impl Site {
             self.archive = archive;
             self.views = views;
         }
-        self.pages = pages;
+        if let Some(pages) = new_pages {
+            self.pages = pages;
+        }
         (
             self.pending_content,
             self.pending_templates,
@@ -223,28 +245,42 @@ impl Site {
         })
     }
 
-    /// Reads again the changed content files, and notices files that appeared or went
-    /// (a folder renamed or deleted gives one event for many files). Returns how many
+    /// Reads again the changed content files, and the files of folders that appeared; drops
+    /// the files of what went (a folder renamed or deleted gives one event for many files).
+    /// Only the changed paths are looked at: no walk of the whole archive. Returns how many
     /// files it read or dropped.
     fn reread_content(&mut self, relative: &[PathBuf]) -> Result<usize, Vec<Diagnostic>> {
         let root = self.options.root.clone();
-        let listed: BTreeSet<PathBuf> = content::content_files(&root)?.into_iter().collect();
-        let gone: Vec<PathBuf> = self
-            .files
-            .keys()
-            .filter(|p| !listed.contains(*p))
-            .cloned()
-            .collect();
-        let changed: Vec<&PathBuf> = listed
-            .iter()
-            .filter(|p| !self.files.contains_key(*p) || relative.iter().any(|c| p.starts_with(c)))
-            .collect();
+        let mut to_load = BTreeSet::new();
+        let mut gone = Vec::new();
+        for path in relative.iter().filter(|p| p.starts_with(CONTENT_DIR)) {
+            match std::fs::symlink_metadata(root.join(path)) {
+                Ok(meta) if meta.is_dir() => to_load.extend(content::files_under(&root, path)?),
+                Ok(meta) if meta.is_file() => {
+                    if content::is_listed(path) {
+                        to_load.insert(path.clone());
+                    }
+                }
+                // Gone (or a link, which a build does not follow): a file, or a folder
+                // with every file in it.
+                _ => gone.extend(
+                    self.files
+                        .range(path.clone()..)
+                        .map(|(known, _)| known)
+                        .take_while(|k| k.starts_with(path))
+                        .cloned(),
+                ),
+            }
+        }
         for path in &gone {
             self.files.remove(path);
         }
-        let loaded: Vec<(PathBuf, Result<Loaded, Vec<Diagnostic>>)> = changed
-            .par_iter()
-            .map(|p| ((*p).clone(), content::load_file(&root, p)))
+        let loaded: Vec<(PathBuf, Result<Loaded, Vec<Diagnostic>>)> = to_load
+            .into_par_iter()
+            .map(|p| {
+                let loaded = content::load_file(&root, &p);
+                (p, loaded)
+            })
             .collect();
         let count = gone.len() + loaded.len();
         self.files.extend(loaded);
@@ -277,6 +313,22 @@ pub fn render_pages<T: Send>(
     } else {
         Err(Diagnostics::sorted(errors))
     }
+}
+
+/// Whether two archives give the same page plan: the same incidents under the same paths
+/// and aliases, in the same order, and the same providers.
+fn same_plan(before: &Archive, after: &Archive) -> bool {
+    before.incidents.len() == after.incidents.len()
+        && before.providers.len() == after.providers.len()
+        && before
+            .providers
+            .iter()
+            .zip(&after.providers)
+            .all(|(a, b)| a.slug == b.slug)
+        && before.incidents.iter().zip(&after.incidents).all(|(a, b)| {
+            Arc::ptr_eq(a, b)
+                || (a.provider == b.provider && a.slug == b.slug && a.aliases == b.aliases)
+        })
 }
 
 fn assemble(files: &Files, drafts: bool) -> Result<Archive, Diagnostics> {

@@ -83,13 +83,18 @@ pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> 
 /// Every markdown file under `content/`, relative to the root, sorted. Hidden files and
 /// editors' temporary files are skipped; symbolic links are not followed.
 pub fn content_files(root: &Path) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
-    let dir = root.join(CONTENT_DIR);
-    if !dir.is_dir() {
+    if !root.join(CONTENT_DIR).is_dir() {
         return Err(vec![
             Diagnostic::file(display_path(root, Path::new(CONTENT_DIR)), "there is no `content/` folder here")
                 .with_hint("run outages in a site folder, pass `--root DIR`, or start one with `outages init DIR`"),
         ]);
     }
+    files_under(root, Path::new(CONTENT_DIR))
+}
+
+/// The content files in the folder `relative` (to the root), as [`content_files`] lists them.
+pub fn files_under(root: &Path, relative: &Path) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
+    let dir = root.join(relative);
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let walker = WalkDir::new(&dir)
@@ -116,6 +121,15 @@ pub fn content_files(root: &Path) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
     } else {
         Err(errors)
     }
+}
+
+/// Whether [`content_files`] lists this path (relative to the root): a content file with
+/// no hidden folder on its way.
+pub fn is_listed(relative: &Path) -> bool {
+    is_content_file(relative)
+        && relative
+            .components()
+            .all(|c| !c.as_os_str().to_string_lossy().starts_with('.'))
 }
 
 /// A markdown file that is not an editor's backup or swap file.

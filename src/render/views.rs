@@ -171,12 +171,17 @@ impl Views {
             .incidents
             .par_iter()
             .map(|incident| {
-                let provider = provider_ref(archive, incident, base);
+                let name = provider_name(archive, incident);
                 match reusable.get(&(Arc::as_ptr(incident) as usize)) {
-                    Some(view) if view.summary.provider.name == provider.name => {
-                        (Arc::clone(view), false)
-                    }
-                    _ => (Arc::new(incident_view(incident, provider, base)), true),
+                    Some(view) if view.summary.provider.name == name => (Arc::clone(view), false),
+                    _ => (
+                        Arc::new(incident_view(
+                            incident,
+                            provider_ref(incident, name, base),
+                            base,
+                        )),
+                        true,
+                    ),
                 }
             })
             .unzip();
@@ -203,14 +208,17 @@ pub fn incident_dir(incident: &Incident) -> String {
     format!("{}/{}/", incident.provider, incident.slug)
 }
 
-fn provider_ref(archive: &Archive, incident: &Incident, base: &BaseUrl) -> ProviderRef {
-    let name = archive
+fn provider_name<'a>(archive: &'a Archive, incident: &'a Incident) -> &'a str {
+    archive
         .provider(&incident.provider)
-        .map_or_else(|| incident.provider.to_string(), |p| p.name.clone());
+        .map_or(incident.provider.as_str(), |p| p.name.as_str())
+}
+
+fn provider_ref(incident: &Incident, name: &str, base: &BaseUrl) -> ProviderRef {
     let dir = provider_dir(incident.provider.as_str());
     ProviderRef {
         slug: incident.provider.to_string(),
-        name,
+        name: name.to_string(),
         path: base.path(&dir),
         url: base.url(&dir),
     }
