@@ -2,6 +2,7 @@
 //! `build` and `check` share every step but the last.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
@@ -9,7 +10,7 @@ use indicatif::ProgressBar;
 use crate::config::BaseUrl;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
-use crate::output::{self, OutputFile, WriteStats};
+use crate::output::{self, OutputFile, Staging, WriteStats};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::site::{Site, render_pages};
@@ -91,33 +92,50 @@ fn run(
     let start = Instant::now();
     let site = Site::load(options).map_err(Error::Invalid)?;
     progress.set_length(site.pages.len() as u64);
+    let io_error = |source| Error::Io {
+        path: out_dir.unwrap_or(Path::new(".")).to_path_buf(),
+        source,
+    };
+    let staging = out_dir.map(Staging::new).transpose().map_err(io_error)?;
     let pages: Vec<&Page> = site.pages.iter().collect();
+    let staged_count = AtomicUsize::new(0);
     let files = render_pages(&site.renderer(), &pages, |page, bytes| {
         progress.inc(1);
-        // Compared now, in parallel, so unchanged pages are not held in memory.
-        let unchanged = out_dir.is_some_and(|dir| output::is_unchanged(dir, &page.path, &bytes));
-        OutputFile {
-            path: page.path.clone(),
-            bytes: (!unchanged).then_some(bytes),
-        }
+        // Compared and staged now, in parallel, so no page is held in memory.
+        let staged = match (out_dir, &staging) {
+            (Some(dir), Some(staging)) if !output::is_unchanged(dir, &page.path, &bytes) => {
+                Some(staging.put(staged_count.fetch_add(1, Ordering::Relaxed), &bytes))
+            }
+            _ => None,
+        };
+        (page.path.clone(), staged)
     })
     .map_err(Error::Invalid)?;
-    let written = match out_dir {
-        Some(dir) => output::commit(dir, &files).map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?,
-        None => WriteStats::default(),
+    let mut output = Vec::with_capacity(files.len());
+    for (path, staged) in files {
+        output.push(OutputFile {
+            path,
+            staged: staged.transpose().map_err(io_error)?,
+        });
+    }
+    let files = output;
+    let written = match (out_dir, staging) {
+        (Some(dir), Some(staging)) => output::commit(dir, staging, &files).map_err(io_error)?,
+        _ => WriteStats::default(),
     };
     progress.finish_and_clear();
-    Ok(Summary {
+    let summary = Summary {
         incidents: site.archive.incidents.len(),
         providers: site.archive.providers.len(),
         files: files.len(),
         pages: files.iter().filter(|f| f.path.ends_with(".html")).count(),
         written,
         elapsed: start.elapsed(),
-    })
+    };
+    // Freeing a whole archive takes as long as a tenth of the build: do it off the path
+    // that the user waits on (a command-line run exits before it ends).
+    std::thread::spawn(move || drop((site, files)));
+    Ok(summary)
 }
 
 /// Refuses an output folder whose clean-up would delete the site's own files.

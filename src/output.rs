@@ -1,5 +1,8 @@
-//! Writing the site: only after every page rendered, only the files whose bytes changed,
-//! and removing what no longer belongs. The one module that touches the output folder.
+//! Writing the site, the one module that touches the output folder. Rendered files that
+//! differ from what is on disk go to a staging folder beside the output as they are made
+//! (so a build never holds the whole site in memory); only once every page has rendered are
+//! they moved into place, and files that no longer belong are removed. A failed build
+//! discards the staging folder and leaves the output exactly as it was.
 
 use std::collections::{BTreeSet, HashSet};
 use std::fs;
@@ -9,10 +12,11 @@ use std::path::{Component, Path, PathBuf};
 use rayon::prelude::*;
 use walkdir::WalkDir;
 
-/// A rendered file. `bytes` is `None` when the file on disk already holds exactly them.
+/// A rendered file, and where its new bytes wait if they differ from the file on disk.
 pub struct OutputFile {
     pub path: String,
-    pub bytes: Option<Vec<u8>>,
+    /// `None` when the file on disk already holds exactly these bytes.
+    pub staged: Option<PathBuf>,
 }
 
 /// What a write did.
@@ -48,8 +52,47 @@ pub fn is_unchanged(out_dir: &Path, site_path: &str, bytes: &[u8]) -> bool {
     }
 }
 
-/// Writes the changed files and removes every file of `out_dir` that is not in `files`.
-pub fn commit(out_dir: &Path, files: &[OutputFile]) -> io::Result<WriteStats> {
+/// A folder beside the output (`.public.staging`), on the same disk so that moving a file
+/// from it is a rename. Removed when dropped.
+pub struct Staging {
+    dir: PathBuf,
+}
+
+impl Staging {
+    pub fn new(out_dir: &Path) -> io::Result<Staging> {
+        let name = out_dir
+            .file_name()
+            .map_or_else(|| "public".into(), |n| n.to_string_lossy().into_owned());
+        let parent = out_dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dir = parent.join(format!(".{name}.staging"));
+        // A staging folder left by a build that was killed.
+        if dir.exists() {
+            fs::remove_dir_all(&dir)?;
+        }
+        fs::create_dir_all(&dir)?;
+        Ok(Staging { dir })
+    }
+
+    /// Writes the bytes of the file numbered `index`; flat names, so no folder is made.
+    pub fn put(&self, index: usize, bytes: &[u8]) -> io::Result<PathBuf> {
+        let path = self.dir.join(index.to_string());
+        fs::write(&path, bytes)?;
+        Ok(path)
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Moves the staged files into `out_dir` and removes every file of it that is not in
+/// `files`.
+pub fn commit(out_dir: &Path, staging: Staging, files: &[OutputFile]) -> io::Result<WriteStats> {
     fs::create_dir_all(out_dir)?;
     let mut targets = Vec::with_capacity(files.len());
     for file in files {
@@ -61,42 +104,32 @@ pub fn commit(out_dir: &Path, files: &[OutputFile]) -> io::Result<WriteStats> {
         })?;
         targets.push(path);
     }
-    // Folders first, each once: creating files is what costs on most disks.
+    // Folders first, each once: creating entries is what costs on most disks.
     let dirs: BTreeSet<&Path> = files
         .iter()
         .zip(&targets)
-        .filter(|(file, _)| file.bytes.is_some())
+        .filter(|(file, _)| file.staged.is_some())
         .filter_map(|(_, path)| path.parent())
         .collect();
     for dir in dirs {
         fs::create_dir_all(dir)?;
     }
+    // A rename replaces a file at once: a reader never sees half of one.
     files
         .par_iter()
         .zip(&targets)
-        .try_for_each(|(file, path)| match &file.bytes {
-            Some(bytes) => write_atomically(path, bytes),
+        .try_for_each(|(file, path)| match &file.staged {
+            Some(staged) => fs::rename(staged, path).or_else(|_| fs::copy(staged, path).map(drop)),
             None => Ok(()),
         })?;
-    let written = files.iter().filter(|f| f.bytes.is_some()).count();
+    drop(staging);
+    let written = files.iter().filter(|f| f.staged.is_some()).count();
     let keep: HashSet<&Path> = targets.iter().map(PathBuf::as_path).collect();
     Ok(WriteStats {
         written,
         unchanged: files.len() - written,
         removed: prune(out_dir, &keep)?,
     })
-}
-
-/// Writes through a temporary file and a rename, so a reader (or a crash) never sees half a
-/// file. The folder exists already.
-fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .expect("joined paths have a name")
-        .to_string_lossy();
-    let temp = path.with_file_name(format!(".{name}.outages-tmp"));
-    fs::write(&temp, bytes)?;
-    fs::rename(&temp, path)
 }
 
 /// Removes files that are not kept, then the folders left empty. Symbolic links are removed
@@ -134,5 +167,41 @@ mod tests {
         for bad in ["../x", "a/../../x", "/etc/passwd", "", "a\\..\\x", "./a"] {
             assert_eq!(safe_join(out, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn staged_files_move_in_and_stale_files_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        fs::create_dir_all(out.join("old")).unwrap();
+        fs::write(out.join("old/gone.html"), "x").unwrap();
+        fs::write(out.join("same.txt"), "same").unwrap();
+        let staging = Staging::new(&out).unwrap();
+        let staged = staging.put(0, b"new").unwrap();
+        let files = [
+            OutputFile {
+                path: "a/b/new.html".into(),
+                staged: Some(staged),
+            },
+            OutputFile {
+                path: "same.txt".into(),
+                staged: None,
+            },
+        ];
+        let stats = commit(&out, staging, &files).unwrap();
+        assert_eq!(
+            stats,
+            WriteStats {
+                written: 1,
+                unchanged: 1,
+                removed: 1
+            }
+        );
+        assert_eq!(fs::read(out.join("a/b/new.html")).unwrap(), b"new");
+        assert!(!out.join("old").exists(), "emptied folders go too");
+        assert!(
+            !dir.path().join(".public.staging").exists(),
+            "the staging folder is removed"
+        );
     }
 }
