@@ -149,6 +149,18 @@ impl Diagnostics {
     }
 }
 
+impl Diagnostics {
+    /// Prints the report to stderr, in colour on a terminal.
+    pub fn eprint(&self) {
+        let renderer = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        eprintln!("{}", self.render(&renderer));
+    }
+}
+
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for diagnostic in &self.0 {

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use annotate_snippets::Renderer;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -134,12 +133,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(Error::Invalid(diagnostics)) => {
-            let renderer = if std::io::stderr().is_terminal() {
-                Renderer::styled()
-            } else {
-                Renderer::plain()
-            };
-            eprintln!("{}", diagnostics.render(&renderer));
+            diagnostics.eprint();
             ExitCode::from(1)
         }
         Err(error @ Error::Usage(_)) => {

@@ -220,12 +220,7 @@ fn rebuild(
 
 /// Prints the diagnostics and shows them on every served page.
 fn show_error(shared: &Shared, errors: &Diagnostics) {
-    let renderer = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        annotate_snippets::Renderer::styled()
-    } else {
-        annotate_snippets::Renderer::plain()
-    };
-    eprintln!("{}", errors.render(&renderer));
+    errors.eprint();
     shared.store.write().expect("store lock").error =
         Some(errors.render(&annotate_snippets::Renderer::plain()));
     let _ = shared.reload.send(Reload::Page);

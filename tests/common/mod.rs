@@ -91,8 +91,18 @@ pub fn stderr(output: &Output) -> String {
 
 /// Every file under `dir`, relative path → bytes.
 pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    each_file(dir, |path| std::fs::read(path).unwrap())
+}
+
+/// Every file under `dir`, relative path → modification time.
+pub fn mtimes(dir: &Path) -> BTreeMap<String, SystemTime> {
+    each_file(dir, |path| {
+        std::fs::metadata(path).unwrap().modified().unwrap()
+    })
+}
+
+fn each_file<T>(dir: &Path, read: impl Fn(&Path) -> T) -> BTreeMap<String, T> {
     walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
         .into_iter()
         .map(Result::unwrap)
         .filter(|e| e.file_type().is_file())
@@ -103,25 +113,7 @@ pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
-            (relative, std::fs::read(e.path()).unwrap())
-        })
-        .collect()
-}
-
-/// Every file under `dir`, relative path → modification time.
-pub fn mtimes(dir: &Path) -> BTreeMap<String, SystemTime> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let relative = e
-                .path()
-                .strip_prefix(dir)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            (relative, e.metadata().unwrap().modified().unwrap())
+            (relative, read(e.path()))
         })
         .collect()
 }
