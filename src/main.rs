@@ -188,3 +188,8 @@ fn progress_bar() -> ProgressBar {
     });
     bar
 }
+
+// A build makes and frees millions of small strings; mimalloc does that markedly faster
+// than the system allocator, across threads.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
