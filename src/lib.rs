@@ -9,6 +9,7 @@ pub mod build;
 pub mod config;
 pub mod content;
 pub mod diagnostics;
+pub mod import;
 pub mod model;
 pub mod output;
 pub mod render;

@@ -11,6 +11,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use outages::build::{self, Error, Options, Summary};
 use outages::config::BaseUrl;
+use outages::content::source::clean_text;
+use outages::diagnostics::Diagnostics;
+use outages::import::{self, Outcome, atom, scaffold, statuspage};
+use outages::model::Slug;
 use outages::serve::{self, ServeOptions};
 
 #[derive(Parser)]
@@ -32,7 +36,43 @@ struct SiteArgs {
 }
 
 #[derive(Subcommand)]
+enum ImportSource {
+    /// Atlassian Statuspage v2 JSON: incidents.json, summary.json, incidents/unresolved.json, scheduled-maintenances.json.
+    Statuspage {
+        file: PathBuf,
+        /// The provider's folder under content/ (default: a slug of the page's name).
+        #[arg(long)]
+        provider: Option<String>,
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+    /// A status page's /history.atom.
+    Atom {
+        file: PathBuf,
+        /// The provider's folder under content/.
+        #[arg(long)]
+        provider: String,
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum Command {
+    /// Import incidents from a status page into content/<provider>/; run it again to add new updates.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+    /// Write a new incident file, content/<provider>/<date>-<title>.md, and print its path.
+    New {
+        provider: String,
+        title: String,
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+    /// Write a new archive into DIR (empty or missing) that builds at once.
+    Init { dir: PathBuf },
     /// Build the site into public/ (or --output).
     Build {
         #[command(flatten)]
@@ -100,6 +140,32 @@ fn main() -> ExitCode {
             (build::build(&options, &progress), "built")
         }
         Command::Check { site } => (build::check(&Options::new(site.root)), "checked"),
+        Command::Import { source } => return import(source),
+        Command::New {
+            provider,
+            title,
+            site,
+        } => {
+            return match scaffold::new_incident(&site.root, &provider, &title) {
+                Ok(path) => {
+                    println!("{}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(message) => usage_error(&message),
+            };
+        }
+        Command::Init { dir } => {
+            return match scaffold::init(&dir) {
+                Ok(files) => {
+                    for file in files {
+                        println!("created {}", file.display());
+                    }
+                    println!("now: outages serve --root {}", dir.display());
+                    ExitCode::SUCCESS
+                }
+                Err(message) => usage_error(&message),
+            };
+        }
         Command::Serve {
             site,
             port,
@@ -127,6 +193,10 @@ fn main() -> ExitCode {
             };
         }
     };
+    finish(result, verb)
+}
+
+fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
     match result {
         Ok(summary) => {
             println!("{}", summary_line(verb, &summary));
@@ -145,6 +215,74 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// Reads the payload, converts every incident, then writes; bad input writes nothing.
+fn import(source: ImportSource) -> ExitCode {
+    let (file, provider, root) = match &source {
+        ImportSource::Statuspage {
+            file,
+            provider,
+            site,
+        } => (file, provider.clone(), &site.root),
+        ImportSource::Atom {
+            file,
+            provider,
+            site,
+        } => (file, Some(provider.clone()), &site.root),
+    };
+    let text = match std::fs::read(file) {
+        Ok(bytes) => match clean_text(bytes) {
+            Ok(text) => text,
+            Err(error) => return invalid(Diagnostics(vec![error.into_diagnostic(file)])),
+        },
+        Err(e) => return usage_error(&format!("cannot read {}: {e}", file.display())),
+    };
+    let parsed = match source {
+        ImportSource::Statuspage { .. } => {
+            statuspage::parse(file, &text).map(|p| (p.page, p.incidents))
+        }
+        ImportSource::Atom { .. } => atom::parse(file, &text).map(|incidents| (None, incidents)),
+    };
+    let (page, incidents) = match parsed {
+        Ok(parsed) => parsed,
+        Err(diagnostic) => return invalid(Diagnostics(vec![diagnostic])),
+    };
+    let Some(name) = provider.or(page) else {
+        return usage_error("the payload does not name its page: pass --provider SLUG");
+    };
+    let provider = match Slug::from_name(&name) {
+        Ok(slug) => slug,
+        Err(e) => return usage_error(&format!("the provider `{name}` {e}")),
+    };
+    match import::write(root, &provider, &incidents) {
+        Ok(outcomes) => {
+            for outcome in &outcomes {
+                println!("{outcome}");
+            }
+            let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();
+            println!(
+                "imported {} incidents into content/{provider}/: {} created, {} updated, {} unchanged, {} skipped",
+                outcomes.len(),
+                count(|o| matches!(o, Outcome::Created { .. })),
+                count(|o| matches!(o, Outcome::Updated { .. })),
+                count(|o| matches!(o, Outcome::Unchanged { .. })),
+                count(|o| matches!(o, Outcome::Skipped { .. })),
+            );
+            ExitCode::SUCCESS
+        }
+        Err(errors) => invalid(Diagnostics(errors)),
+    }
+}
+
+fn invalid(diagnostics: Diagnostics) -> ExitCode {
+    diagnostics.eprint();
+    ExitCode::from(1)
 }
 
 fn summary_line(verb: &str, s: &Summary) -> String {

@@ -1,0 +1,139 @@
+//! `outages new` and `outages init`: a new incident file, a new archive; both build at once.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{SecondsFormat, Utc};
+
+use super::write_file;
+use crate::content::CONTENT_DIR;
+use crate::model::Slug;
+
+/// Writes `content/<provider>/<date>-<slug>.md` and returns its path; never overwrites.
+pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf, String> {
+    let provider =
+        Slug::from_name(provider).map_err(|e| format!("the provider `{provider}` {e}"))?;
+    let slug = Slug::from_name(title)
+        .map_err(|e| format!("the title `{title}` cannot make a file name: it {e}"))?;
+    let now = Utc::now();
+    let relative = Path::new(CONTENT_DIR)
+        .join(provider.as_str())
+        .join(format!("{}-{slug}.md", now.format("%Y-%m-%d")));
+    let path = root.join(&relative);
+    if path.exists() {
+        return Err(format!(
+            "{} exists already; give the incident another title",
+            path.display()
+        ));
+    }
+    let started = now.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let text = format!(
+        "---\ntitle: {title}\nstarted: {started}\n# resolved: {started}   # when it is over (or: duration: 1h 30m)\n\
+         impact: minor                 # none | minor | major | critical | maintenance\ncomponents: []\n---\n\
+         ## Updates\n### {}: investigating\nWe are investigating reports of problems.\n",
+        now.format("%Y-%m-%d %H:%M UTC"),
+        title = serde_json::to_string(title).expect("a string serialises"),
+    );
+    write_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(crate::content::fields::display_path(root, &relative))
+}
+
+const SITE_YAML: &str = "\
+# Settings of this outage archive. Every key is optional.
+title: Outage Archive
+# Where the site will be published; every link carries its path.
+# On GitHub Pages: https://<user>.github.io/<repo>/
+base_url: https://example.github.io/outages/
+description: Every outage of the services we depend on.
+# How many incidents each feed holds.
+feed_limit: 50
+# cname: status.example.com     # writes CNAME for a custom domain on GitHub Pages
+";
+
+const PROVIDER: &str = "\
+---
+name: Example Cloud
+url: https://cloud.example.com
+status_page: https://status.cloud.example.com
+---
+Example Cloud hosts the services this archive follows. Replace this folder with your providers.
+";
+
+const FRONT_MATTER_INCIDENT: &str = "\
+---
+title: API errors in the EU region
+started: 2026-01-15T09:12:00Z
+resolved: 2026-01-15T10:40:00Z
+impact: major                       # none | minor | major | critical | maintenance
+components: [API, Dashboard]
+regions: [eu]
+---
+Some requests to the API failed with 503 errors.
+
+## Updates
+### 2026-01-15 09:12 UTC: investigating
+We are investigating elevated error rates for API requests in the EU region.
+### 2026-01-15 09:48 UTC: identified
+A faulty load balancer configuration was rolled out. We are rolling it back.
+### 2026-01-15 10:40 UTC: resolved
+Error rates are back to normal.
+";
+
+const DOWN_GUIDE_INCIDENT: &str = "\
+# Dashboard slow to load
+
+- Provider: [Example Cloud](https://down.guide/example-cloud)
+- Level: confirmed
+- Impact: Degraded performance
+- lasted 45m
+- started 2026-02-03 14:05 UTC
+- Dashboard
+- us
+- Official page: https://status.cloud.example.com
+
+## Updates from Example Cloud
+### 2026-02-03 14:05 UTC: investigating
+The dashboard takes longer than usual to load.
+
+### 2026-02-03 14:50 UTC: resolved
+Load times are back to normal.
+
+---
+An example of the down.guide export format.
+";
+
+/// Writes a new archive into `dir`, which must be empty or not exist.
+pub fn init(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    if dir.exists()
+        && dir
+            .read_dir()
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .next()
+            .is_some()
+    {
+        return Err(format!(
+            "{} is not empty; init writes a new archive into an empty folder",
+            dir.display()
+        ));
+    }
+    let provider = Path::new(CONTENT_DIR).join("example-cloud");
+    let files = [
+        (PathBuf::from("site.yaml"), SITE_YAML),
+        (provider.join("_index.md"), PROVIDER),
+        (
+            provider.join("2026-01-15-api-errors-in-the-eu-region.md"),
+            FRONT_MATTER_INCIDENT,
+        ),
+        (
+            provider.join("2026-02-03-dashboard-slow-to-load.md"),
+            DOWN_GUIDE_INCIDENT,
+        ),
+    ];
+    for (relative, text) in &files {
+        write_file(&dir.join(relative), text)
+            .map_err(|e| format!("cannot write {}: {e}", relative.display()))?;
+    }
+    Ok(files
+        .into_iter()
+        .map(|(relative, _)| dir.join(relative))
+        .collect())
+}

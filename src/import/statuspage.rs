@@ -1,0 +1,185 @@
+//! Atlassian Statuspage v2 JSON: `incidents.json`, `summary.json`,
+//! `incidents/unresolved.json`, `scheduled-maintenances.json`. Recognised by shape: an
+//! object holding `incidents` or `scheduled_maintenances`, or a single incident.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{Imported, input_error};
+use crate::diagnostics::Diagnostic;
+use crate::model::{Impact, Source, Timestamp, Update};
+
+#[derive(Deserialize)]
+struct Payload {
+    page: Option<Page>,
+    incidents: Option<Vec<Incident>>,
+    scheduled_maintenances: Option<Vec<Incident>>,
+    /// `incidents/<id>.json` answers `{"incident": {...}}`.
+    incident: Option<Incident>,
+}
+
+#[derive(Deserialize)]
+pub struct Page {
+    pub name: String,
+}
+
+#[derive(Deserialize)]
+struct Incident {
+    id: String,
+    name: String,
+    impact: Option<String>,
+    created_at: Timestamp,
+    started_at: Option<Timestamp>,
+    resolved_at: Option<Timestamp>,
+    shortlink: Option<String>,
+    #[serde(default)]
+    components: Vec<Named>,
+    #[serde(default)]
+    incident_updates: Vec<IncidentUpdate>,
+    scheduled_for: Option<Timestamp>,
+    scheduled_until: Option<Timestamp>,
+}
+
+#[derive(Deserialize)]
+struct IncidentUpdate {
+    status: String,
+    body: Option<String>,
+    created_at: Timestamp,
+    display_at: Option<Timestamp>,
+    #[serde(default)]
+    affected_components: Option<Vec<Named>>,
+}
+
+#[derive(Deserialize)]
+struct Named {
+    name: String,
+}
+
+/// What a payload holds: its page's name and its incidents.
+pub struct Parsed {
+    pub page: Option<String>,
+    pub incidents: Vec<Imported>,
+}
+
+const EXPECTED: &str = "a Statuspage v2 answer holding `incidents` or `scheduled_maintenances` \
+     (incidents.json, summary.json, incidents/unresolved.json, scheduled-maintenances.json)";
+
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        input_error(
+            path,
+            text,
+            e.line(),
+            e.column(),
+            format!("invalid JSON: {e}"),
+        )
+    })?;
+    let recognised = value.get("incidents").is_some()
+        || value.get("scheduled_maintenances").is_some()
+        || value.get("incident").is_some();
+    if !recognised {
+        return Err(Diagnostic::file(path, "this is not a Statuspage payload")
+            .with_hint(format!("expected {EXPECTED}")));
+    }
+    let payload: Payload = serde_json::from_str(text).map_err(|e| {
+        input_error(
+            path,
+            text,
+            e.line(),
+            e.column(),
+            format!("unexpected Statuspage data: {e}"),
+        )
+    })?;
+    let incidents = payload
+        .incidents
+        .into_iter()
+        .flatten()
+        .chain(payload.incident)
+        .map(|incident| convert(incident, false))
+        .chain(
+            payload
+                .scheduled_maintenances
+                .into_iter()
+                .flatten()
+                .map(|incident| convert(incident, true)),
+        )
+        .collect::<Vec<_>>();
+    // summary.json lists a maintenance under both keys once it is in progress.
+    let mut unique: Vec<Imported> = Vec::new();
+    for incident in incidents {
+        if !unique.iter().any(|u| u.source == incident.source) {
+            unique.push(incident);
+        }
+    }
+    Ok(Parsed {
+        page: payload.page.map(|p| p.name),
+        incidents: unique,
+    })
+}
+
+fn convert(incident: Incident, maintenance: bool) -> Imported {
+    let impact = match incident.impact.as_deref().and_then(Impact::parse) {
+        _ if maintenance => Impact::Maintenance,
+        Some(impact) => impact,
+        None => Impact::None,
+    };
+    let mut components: Vec<String> = incident.components.into_iter().map(|c| c.name).collect();
+    let updates = incident
+        .incident_updates
+        .into_iter()
+        .map(|update| {
+            components.extend(
+                update
+                    .affected_components
+                    .into_iter()
+                    .flatten()
+                    .map(|c| c.name),
+            );
+            Update {
+                at: update.display_at.unwrap_or(update.created_at),
+                status: super::status(&update.status),
+                body: update.body.unwrap_or_default(),
+            }
+        })
+        .collect();
+    let (started, resolved, extra) = if maintenance {
+        // A maintenance runs in its window; the window itself is kept as data.
+        let window = serde_json::json!({
+            "scheduled_for": incident.scheduled_for.map(super::time),
+            "scheduled_until": incident.scheduled_until.map(super::time),
+        });
+        let start = incident
+            .scheduled_for
+            .or(incident.started_at)
+            .unwrap_or(incident.created_at);
+        (
+            start,
+            incident.resolved_at.or(incident.scheduled_until),
+            Some(window),
+        )
+    } else {
+        (
+            incident.started_at.unwrap_or(incident.created_at),
+            incident.resolved_at,
+            None,
+        )
+    };
+    Imported {
+        source: Source {
+            kind: "statuspage".into(),
+            id: incident.id,
+        },
+        title: incident.name,
+        started,
+        resolved: resolved.filter(|end| *end >= started),
+        impact,
+        components,
+        official_url: incident
+            .shortlink
+            .filter(|url| crate::model::WebUrl::parse(url).is_some()),
+        extra,
+        updates,
+    }
+    .tidy()
+}
