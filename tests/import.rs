@@ -7,7 +7,8 @@ use std::path::Path;
 
 use common::{Site, select, stderr, text, tree};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/statuspage");
+/// Real Statuspage answers (githubstatus.com, via outages/github-outages, MIT): see its README.
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/statuspage");
 const ATOM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/history.atom");
 
 fn payload(name: &str) -> String {
