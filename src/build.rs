@@ -24,6 +24,9 @@ pub struct Options {
     /// Overrides `site.yaml`'s `base_url`.
     pub base_url: Option<BaseUrl>,
     pub drafts: bool,
+    /// Write the theme's assets under names that carry a hash of their bytes. `build` does;
+    /// `serve` does not, so a stylesheet edit can be swapped in without reloading pages.
+    pub hash_assets: bool,
 }
 
 impl Options {
@@ -33,6 +36,7 @@ impl Options {
             output: None,
             base_url: None,
             drafts: false,
+            hash_assets: true,
         }
     }
 

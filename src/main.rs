@@ -135,6 +135,7 @@ fn main() -> ExitCode {
                 output,
                 base_url,
                 drafts,
+                hash_assets: true,
             };
             let progress = progress_bar();
             (build::build(&options, &progress), "built")

@@ -52,7 +52,12 @@ impl Site {
         let root = &options.root;
         let (config, (files, theme)) = rayon::join(
             || Config::load(root),
-            || rayon::join(|| content::load_all(root), || Theme::load(root)),
+            || {
+                rayon::join(
+                    || content::load_all(root),
+                    || Theme::load(root, options.hash_assets),
+                )
+            },
         );
         let (mut config, files, mut theme) = match (config, files, theme) {
             (Ok(config), Ok(files), Ok(theme)) => (config, files, theme),
@@ -128,7 +133,8 @@ impl Site {
 
         // Everything new is made aside and kept only if every page renders.
         let theme = if self.pending_templates || self.pending_static {
-            let mut theme = Theme::load(&root).map_err(Diagnostics::sorted)?;
+            let mut theme =
+                Theme::load(&root, self.options.hash_assets).map_err(Diagnostics::sorted)?;
             render::set_site(&mut theme, &self.config);
             Some(theme)
         } else {
@@ -161,8 +167,12 @@ impl Site {
             true => Dirty::of_content(&self.archive, archive, views),
             false => Dirty::default(),
         };
+        // A renamed asset (its hash changed) is linked from every page.
+        let assets_renamed = theme
+            .as_ref()
+            .is_some_and(|t| t.asset_paths != self.theme.asset_paths);
         let dirty = Dirty {
-            templates: self.pending_templates,
+            templates: self.pending_templates || assets_renamed,
             assets: self.pending_static,
             ..content_dirty
         };

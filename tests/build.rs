@@ -466,7 +466,10 @@ fn site_files_and_overrides() {
         site.read("index.html").contains("Test Archive"),
         "other templates stay the default"
     );
-    assert!(site.path("public/style.css").exists());
+    assert!(
+        !site.path("public/style.css").exists(),
+        "theme assets carry a hash"
+    );
     assert!(
         !site.path("public/acme/draft").exists(),
         "drafts are left out"
@@ -504,4 +507,43 @@ fn usage_errors_exit_2() {
         "never build over the content"
     );
     assert!(site.path("content/acme/a.md").exists());
+}
+
+#[test]
+fn theme_assets_carry_a_hash_of_their_bytes_and_pages_link_them() {
+    let site = Site::new(&[("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z"))]);
+    site.build(&[]);
+    let css_of = |site: &Site| {
+        let home = site.html("index.html");
+        select(&home, "link[rel=stylesheet]")[0]
+            .value()
+            .attr("href")
+            .unwrap()
+            .to_string()
+    };
+    let first = css_of(&site);
+    let name = first.trim_start_matches('/');
+    assert!(
+        name.starts_with("style.") && name.ends_with(".css") && name.len() == 18,
+        "{first}"
+    );
+    assert!(site.path("public").join(name).exists());
+    assert!(
+        site.read("acme/a/index.html").contains(&first),
+        "every page links the same file"
+    );
+    site.build(&[]);
+    assert_eq!(css_of(&site), first, "stable across identical builds");
+    site.write("static/style.css", "body { color: teal }");
+    site.build(&[]);
+    let second = css_of(&site);
+    assert_ne!(second, first, "a new stylesheet gets a new name");
+    assert_eq!(
+        site.read(second.trim_start_matches('/')),
+        "body { color: teal }"
+    );
+    assert!(
+        !site.path("public").join(name).exists(),
+        "the old one is removed"
+    );
 }

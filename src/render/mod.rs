@@ -8,7 +8,7 @@ mod sitemap;
 pub mod theme;
 pub mod views;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -203,7 +203,8 @@ struct SiteView<'a> {
     language: &'a str,
     url: String,
     path: &'a str,
-    css: String,
+    /// Each theme asset's URL path, by name: `{{ site.assets["style.css"] }}`.
+    assets: BTreeMap<&'a str, String>,
     feeds: FeedLinks,
 }
 
@@ -232,7 +233,11 @@ pub fn set_site(theme: &mut Theme, config: &Config) {
         language: &config.language,
         url: base.url(""),
         path: base.root_path(),
-        css: base.path("style.css"),
+        assets: theme
+            .asset_paths
+            .iter()
+            .map(|(name, path)| (name.as_str(), base.path(path)))
+            .collect(),
         feeds: FeedLinks::new(base, ""),
     };
     theme.tera.global_context().insert("site", &site);

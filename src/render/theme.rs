@@ -42,15 +42,25 @@ pub struct Asset {
 pub struct Theme {
     pub tera: Tera,
     pub assets: Vec<Asset>,
+    /// The theme's own assets (`style.css`), by name, and the path each is written to:
+    /// `style.3f9a1c2e.css` when names carry a hash of the bytes, so a CDN may cache them
+    /// for a year.
+    pub asset_paths: BTreeMap<String, String>,
 }
 
 impl Theme {
-    pub fn load(root: &Path) -> Result<Theme, Vec<Diagnostic>> {
+    /// Loads the theme of the site at `root`; with `hash_names`, the theme's assets are
+    /// written under names that carry a hash of their final bytes.
+    pub fn load(root: &Path, hash_names: bool) -> Result<Theme, Vec<Diagnostic>> {
         let mut errors = Vec::new();
         let tera = load_templates(root, &mut errors);
-        let assets = load_assets(root, &mut errors);
+        let (assets, asset_paths) = load_assets(root, hash_names, &mut errors);
         match tera {
-            Some(tera) if errors.is_empty() => Ok(Theme { tera, assets }),
+            Some(tera) if errors.is_empty() => Ok(Theme {
+                tera,
+                assets,
+                asset_paths,
+            }),
             _ => Err(errors),
         }
     }
@@ -100,20 +110,56 @@ fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> Option<Tera> {
     }
 }
 
-fn load_assets(root: &Path, errors: &mut Vec<Diagnostic>) -> Vec<Asset> {
-    let mut assets: BTreeMap<String, AssetSource> = DefaultStatic::iter()
+fn load_assets(
+    root: &Path,
+    hash_names: bool,
+    errors: &mut Vec<Diagnostic>,
+) -> (Vec<Asset>, BTreeMap<String, String>) {
+    let mut sources: BTreeMap<String, AssetSource> = DefaultStatic::iter()
         .map(|name| {
             let file = DefaultStatic::get(&name).expect("listed assets exist");
             (name.to_string(), AssetSource::Embedded(file.data))
         })
         .collect();
     for (name, path) in site_files(root, STATIC_DIR, errors) {
-        assets.insert(name, AssetSource::File(path));
+        sources.insert(name, AssetSource::File(path));
     }
-    assets
-        .into_iter()
-        .map(|(path, source)| Asset { path, source })
-        .collect()
+    let mut paths = BTreeMap::new();
+    let mut assets = Vec::with_capacity(sources.len());
+    for (name, source) in sources {
+        // The theme's own assets are the ones templates name; a site's other static
+        // files (images linked from incidents) keep their names.
+        if DefaultStatic::get(&name).is_none() {
+            assets.push(Asset { path: name, source });
+            continue;
+        }
+        let path = match (&source, hash_names) {
+            (_, false) => name.clone(),
+            (AssetSource::Embedded(bytes), true) => hashed_name(&name, bytes),
+            (AssetSource::File(file), true) => match std::fs::read(file) {
+                Ok(bytes) => hashed_name(&name, &bytes),
+                Err(e) => {
+                    errors.push(Diagnostic::file(file, format!("cannot read: {e}")));
+                    continue;
+                }
+            },
+        };
+        paths.insert(name, path.clone());
+        assets.push(Asset { path, source });
+    }
+    (assets, paths)
+}
+
+/// `style.css` → `style.3f9a1c2e.css`, from the first 32 bits of the BLAKE3 hash.
+pub fn hashed_name(name: &str, bytes: &[u8]) -> String {
+    let hash = blake3::hash(bytes).to_hex();
+    let short = &hash.as_str()[..8];
+    match name.rsplit_once('.') {
+        Some((stem, extension)) if !stem.is_empty() && !stem.ends_with('/') => {
+            format!("{stem}.{short}.{extension}")
+        }
+        _ => format!("{name}.{short}"),
+    }
 }
 
 /// The files of a site's `dir` (templates or static), by `/`-separated name. Symbolic links
@@ -148,6 +194,32 @@ fn site_files(root: &Path, dir: &str, errors: &mut Vec<Diagnostic>) -> Vec<(Stri
         }
     }
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashed_names_follow_the_bytes() {
+        let a = hashed_name("style.css", b"body{}");
+        assert!(
+            a.starts_with("style.") && a.ends_with(".css") && a.len() == "style.12345678.css".len(),
+            "{a}"
+        );
+        assert_eq!(
+            a,
+            hashed_name("style.css", b"body{}"),
+            "stable across builds"
+        );
+        assert_ne!(
+            a,
+            hashed_name("style.css", b"body{color:red}"),
+            "changes with the content"
+        );
+        assert!(hashed_name("icons/logo.svg", b"x").starts_with("icons/logo."));
+        assert!(hashed_name("LICENSE", b"x").starts_with("LICENSE."));
+    }
 }
 
 /// Swap, backup and temporary files that editors leave beside the files they edit.

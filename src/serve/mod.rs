@@ -76,6 +76,7 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
         output: None,
         base_url: Some(base_url.clone()),
         drafts: options.drafts,
+        hash_assets: false,
     };
     let (reload, _) = broadcast::channel(16);
     let shared = Arc::new(Shared {
