@@ -196,6 +196,23 @@ fn site_files(root: &Path, dir: &str, errors: &mut Vec<Diagnostic>) -> Vec<(Stri
     files
 }
 
+/// Swap, backup and temporary files that editors leave beside the files they edit.
+pub fn is_editor_litter(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    name.ends_with('~')
+        || name.starts_with(".#")
+        || name == ".DS_Store"
+        || [".swp", ".swo", ".swx", ".tmp"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+        || name.starts_with('#') && name.ends_with('#')
+        || name.ends_with("___jb_tmp___")
+        || name.ends_with("___jb_old___")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,21 +237,4 @@ mod tests {
         assert!(hashed_name("icons/logo.svg", b"x").starts_with("icons/logo."));
         assert!(hashed_name("LICENSE", b"x").starts_with("LICENSE."));
     }
-}
-
-/// Swap, backup and temporary files that editors leave beside the files they edit.
-pub fn is_editor_litter(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    name.ends_with('~')
-        || name.starts_with(".#")
-        || name == ".DS_Store"
-        || [".swp", ".swo", ".swx", ".tmp"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
-        || name.starts_with('#') && name.ends_with('#')
-        || name.ends_with("___jb_tmp___")
-        || name.ends_with("___jb_old___")
 }
