@@ -426,7 +426,10 @@ impl Dirty {
             PageKind::Home
             | PageKind::Feed(None, _)
             | PageKind::Sitemap
-            | PageKind::ApiProviders => self.content,
+            | PageKind::ApiProviders
+            | PageKind::Redirects => self.content,
+            // It names the hashed assets.
+            PageKind::Headers => self.templates || self.assets,
             PageKind::NotFound
             | PageKind::Robots
             | PageKind::NoJekyll

@@ -547,3 +547,91 @@ fn theme_assets_carry_a_hash_of_their_bytes_and_pages_link_them() {
         "the old one is removed"
     );
 }
+
+/// `_headers` as Netlify and Cloudflare Pages read it: a path pattern alone on a line, then
+/// that pattern's headers, indented, one `Name: value` each.
+fn parse_headers(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut rules: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        if line.starts_with(char::is_whitespace) {
+            let (name, value) = line
+                .trim()
+                .split_once(": ")
+                .unwrap_or_else(|| panic!("not a header: {line}"));
+            rules
+                .last_mut()
+                .expect("a header under a pattern")
+                .1
+                .push((name.into(), value.into()));
+        } else {
+            assert!(
+                line.starts_with('/') && !line.contains(' '),
+                "not a pattern: {line}"
+            );
+            rules.push((line.to_string(), Vec::new()));
+        }
+    }
+    rules
+}
+
+#[test]
+fn host_files_parse_as_hosts_read_them() {
+    let alias = format!(
+        "---\naliases: [/old/path/, /older.html]\n{}",
+        &incident("A", "2024-03-05T14:00:00Z")[4..]
+    );
+    let site = Site::new(&[("content/acme/a.md", &alias)]);
+    site.build(&["--base-url", "https://user.github.io/repo/"]);
+    let rules = parse_headers(&site.read("_headers"));
+    let header = |pattern: &str, name: &str| {
+        rules
+            .iter()
+            .find(|(p, _)| p == pattern)
+            .and_then(|(_, headers)| headers.iter().find(|(n, _)| n == name))
+            .map(|(_, value)| value.clone())
+            .unwrap_or_else(|| panic!("no {name} for {pattern}"))
+    };
+    assert!(header("/repo/*", "Content-Security-Policy").contains("default-src 'none'"));
+    assert_eq!(header("/repo/*", "X-Content-Type-Options"), "nosniff");
+    assert!(header("/repo/feed.xml", "Content-Type").starts_with("application/atom+xml"));
+    assert!(header("/repo/*/rss.xml", "Content-Type").starts_with("application/rss+xml"));
+    assert!(header("/repo/*/feed.json", "Content-Type").starts_with("application/feed+json"));
+    assert!(header("/repo/", "Cache-Control").contains("max-age=300"));
+    let css = select(&site.html("index.html"), "link[rel=stylesheet]")[0]
+        .value()
+        .attr("href")
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        header(&css, "Cache-Control"),
+        "public, max-age=31536000, immutable"
+    );
+    // The catch-all sets no caching: hosts join the values of every matching rule, and a
+    // hashed asset must get the year alone.
+    let catch_all = &rules.iter().find(|(p, _)| p == "/repo/*").unwrap().1;
+    assert!(catch_all.iter().all(|(name, _)| name != "Cache-Control"));
+
+    let redirects: Vec<Vec<String>> = site
+        .read("_redirects")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect();
+    assert_eq!(
+        redirects,
+        [
+            ["/repo/old/path/", "/repo/acme/a/", "301"],
+            ["/repo/older.html", "/repo/acme/a/", "301"]
+        ]
+    );
+    let page = site.html("older.html");
+    let refresh = select(&page, "meta[http-equiv=refresh]")[0]
+        .value()
+        .attr("content")
+        .unwrap()
+        .to_string();
+    assert_eq!(refresh, "0; url=https://user.github.io/repo/acme/a/");
+}

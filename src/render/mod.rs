@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod feeds;
+pub mod hosting;
 pub mod markdown;
 mod sitemap;
 pub mod theme;
@@ -61,6 +62,10 @@ pub enum PageKind {
     Robots,
     NoJekyll,
     Cname,
+    /// `_headers` for Netlify and Cloudflare Pages.
+    Headers,
+    /// `_redirects` for Netlify and Cloudflare Pages.
+    Redirects,
     /// A redirect from an old URL to an incident.
     Alias(usize),
     /// The asset at this index of the theme.
@@ -94,6 +99,8 @@ pub fn plan(
     if config.cname.is_some() {
         add("CNAME".into(), PageKind::Cname);
     }
+    add("_headers".into(), PageKind::Headers);
+    add("_redirects".into(), PageKind::Redirects);
     for format in FeedFormat::ALL {
         add(format.file_name().into(), PageKind::Feed(None, format));
     }
@@ -376,6 +383,30 @@ impl Renderer<'_> {
             PageKind::NoJekyll => Vec::new(),
             PageKind::Cname => {
                 format!("{}\n", self.config.cname.as_deref().unwrap_or_default()).into_bytes()
+            }
+            PageKind::Headers => {
+                let hashed: Vec<&str> = self
+                    .theme
+                    .asset_paths
+                    .iter()
+                    .filter(|(name, path)| name != path)
+                    .map(|(_, path)| path.as_str())
+                    .collect();
+                hosting::headers(base, &hashed)
+            }
+            PageKind::Redirects => {
+                let aliases = self
+                    .archive
+                    .incidents
+                    .iter()
+                    .zip(&self.views.incidents)
+                    .flat_map(|(incident, view)| {
+                        incident
+                            .aliases
+                            .iter()
+                            .map(|alias| (alias.as_str(), view.summary.path.clone()))
+                    });
+                hosting::redirects(base, aliases)
             }
             PageKind::Asset(i) => match &self.theme.assets[i].source {
                 AssetSource::Embedded(bytes) => bytes.to_vec(),

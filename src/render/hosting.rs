@@ -1,0 +1,69 @@
+//! Files that static hosts read from the output root: `_headers` and `_redirects`, in the
+//! format Netlify and Cloudflare Pages share (a path pattern on its own line, then its
+//! headers indented; `from to status` for redirects).
+
+use std::fmt::Write as _;
+
+use crate::config::BaseUrl;
+
+/// What the default theme needs, and nothing more: no scripts, styles and images from the
+/// site itself (images in incident text may come from anywhere over https).
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; \
+     font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const SHORT: &str = "public, max-age=300, must-revalidate";
+const YEAR: &str = "public, max-age=31536000, immutable";
+
+/// `_headers`: security headers everywhere; short caching for pages, feeds and the API,
+/// with the feeds' own content types; a year for assets whose names carry a hash.
+pub fn headers(base: &BaseUrl, hashed_assets: &[&str]) -> Vec<u8> {
+    let root = base.root_path();
+    let mut out = String::from("# Read by Netlify and Cloudflare Pages. Written by outages.\n");
+    let mut rule = |pattern: String, headers: &[(&str, &str)]| {
+        let _ = writeln!(out, "{pattern}");
+        for (name, value) in headers {
+            let _ = writeln!(out, "  {name}: {value}");
+        }
+    };
+    rule(
+        format!("{root}*"),
+        &[
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "strict-origin-when-cross-origin"),
+            ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+        ],
+    );
+    rule(root.to_string(), &[("Cache-Control", SHORT)]);
+    rule(format!("{root}*/"), &[("Cache-Control", SHORT)]);
+    for (file, kind) in [
+        ("feed.xml", "application/atom+xml; charset=utf-8"),
+        ("rss.xml", "application/rss+xml; charset=utf-8"),
+        ("feed.json", "application/feed+json; charset=utf-8"),
+    ] {
+        for pattern in [format!("{root}{file}"), format!("{root}*/{file}")] {
+            rule(pattern, &[("Content-Type", kind), ("Cache-Control", SHORT)]);
+        }
+    }
+    rule(
+        format!("{root}api/*"),
+        &[
+            ("Content-Type", "application/json; charset=utf-8"),
+            ("Cache-Control", SHORT),
+        ],
+    );
+    for asset in hashed_assets {
+        rule(format!("{root}{asset}"), &[("Cache-Control", YEAR)]);
+    }
+    out.into_bytes()
+}
+
+/// `_redirects`: every alias to its incident, permanently.
+pub fn redirects<'a>(base: &BaseUrl, aliases: impl Iterator<Item = (&'a str, String)>) -> Vec<u8> {
+    let mut out = String::from(
+        "# Read by Netlify and Cloudflare Pages. Written by outages: one line per alias.\n",
+    );
+    for (alias, target) in aliases {
+        let _ = writeln!(out, "{} {target} 301", base.path(alias));
+    }
+    out.into_bytes()
+}
