@@ -27,6 +27,8 @@ pub struct Options {
     /// Write the theme's assets under names that carry a hash of their bytes. `build` does;
     /// `serve` does not, so a stylesheet edit can be swapped in without reloading pages.
     pub hash_assets: bool,
+    /// Also write `.gz` and `.br` siblings of text files over a kilobyte.
+    pub precompress: bool,
 }
 
 impl Options {
@@ -37,6 +39,7 @@ impl Options {
             base_url: None,
             drafts: false,
             hash_assets: true,
+            precompress: false,
         }
     }
 
@@ -103,26 +106,45 @@ fn run(
     let staging = out_dir.map(Staging::new).transpose().map_err(io_error)?;
     let pages: Vec<&Page> = site.pages.iter().collect();
     let staged_count = AtomicUsize::new(0);
-    let files = render_pages(&site.renderer(), &pages, |page, bytes| {
+    // Compares with the disk and stages a file if it changed: `None` when unchanged.
+    let stage = |path: &str, bytes: &[u8]| match (out_dir, &staging) {
+        (Some(dir), Some(staging)) if !output::is_unchanged(dir, path, bytes) => {
+            Some(staging.put(staged_count.fetch_add(1, Ordering::Relaxed), bytes))
+        }
+        _ => None,
+    };
+    let rendered = render_pages(&site.renderer(), &pages, |page, bytes| {
         progress.inc(1);
         // Compared and staged now, in parallel, so no page is held in memory.
-        let staged = match (out_dir, &staging) {
-            (Some(dir), Some(staging)) if !output::is_unchanged(dir, &page.path, &bytes) => {
-                Some(staging.put(staged_count.fetch_add(1, Ordering::Relaxed), &bytes))
+        let staged = stage(&page.path, &bytes);
+        let mut files = vec![(page.path.clone(), staged)];
+        if options.precompress && output::compressible(&page.path, bytes.len()) {
+            let siblings_exist = out_dir.is_some_and(|dir| {
+                [".gz", ".br"]
+                    .iter()
+                    .all(|suffix| dir.join(format!("{}{suffix}", page.path)).is_file())
+            });
+            if files[0].1.is_none() && siblings_exist {
+                // Unchanged page, unchanged siblings: no need to compress it again.
+                files.extend([".gz", ".br"].map(|suffix| (format!("{}{suffix}", page.path), None)));
+            } else {
+                for (suffix, compressed) in output::precompressed(&bytes) {
+                    let path = format!("{}{suffix}", page.path);
+                    let staged = stage(&path, &compressed);
+                    files.push((path, staged));
+                }
             }
-            _ => None,
-        };
-        (page.path.clone(), staged)
+        }
+        files
     })
     .map_err(Error::Invalid)?;
-    let mut output = Vec::with_capacity(files.len());
-    for (path, staged) in files {
-        output.push(OutputFile {
+    let mut files = Vec::with_capacity(rendered.len());
+    for (path, staged) in rendered.into_iter().flatten() {
+        files.push(OutputFile {
             path,
             staged: staged.transpose().map_err(io_error)?,
         });
     }
-    let files = output;
     let written = match (out_dir, staging) {
         (Some(dir), Some(staging)) => output::commit(dir, staging, &files).map_err(io_error)?,
         _ => WriteStats::default(),
@@ -132,7 +154,11 @@ fn run(
         incidents: site.archive.incidents.len(),
         providers: site.archive.providers.len(),
         files: files.len(),
-        pages: files.iter().filter(|f| f.path.ends_with(".html")).count(),
+        pages: site
+            .pages
+            .iter()
+            .filter(|p| p.path.ends_with(".html"))
+            .count(),
         written,
         elapsed: start.elapsed(),
     };

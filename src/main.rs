@@ -86,6 +86,9 @@ enum Command {
         /// Include incidents marked `draft: true`.
         #[arg(long)]
         drafts: bool,
+        /// Also write .gz and .br siblings of text files over 1 KB (for nginx gzip_static, Caddy precompressed).
+        #[arg(long)]
+        precompress: bool,
     },
     /// Validate everything a build would, and write nothing.
     Check {
@@ -129,6 +132,7 @@ fn main() -> ExitCode {
             output,
             base_url,
             drafts,
+            precompress,
         } => {
             let options = Options {
                 root: site.root,
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
                 base_url,
                 drafts,
                 hash_assets: true,
+                precompress,
             };
             let progress = progress_bar();
             (build::build(&options, &progress), "built")

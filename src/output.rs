@@ -132,6 +132,36 @@ pub fn commit(out_dir: &Path, staging: Staging, files: &[OutputFile]) -> io::Res
     })
 }
 
+/// Whether a file is worth `.gz` and `.br` siblings: text, over a kilobyte.
+pub fn compressible(site_path: &str, len: usize) -> bool {
+    let text = ["html", "css", "js", "json", "xml", "txt", "svg"];
+    len > 1024
+        && site_path
+            .rsplit_once('.')
+            .is_some_and(|(_, extension)| text.contains(&extension))
+}
+
+/// The `.gz` and `.br` siblings of a file: the best compression, and the same bytes for
+/// the same input (no time or name in the gzip header).
+pub fn precompressed(bytes: &[u8]) -> [(&'static str, Vec<u8>); 2] {
+    use std::io::Write as _;
+    let mut gzip = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(Vec::new(), flate2::Compression::best());
+    gzip.write_all(bytes)
+        .expect("writing to memory cannot fail");
+    let gzip = gzip.finish().expect("writing to memory cannot fail");
+    let mut brotli = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 22,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &bytes[..], &mut brotli, &params)
+        .expect("writing to memory cannot fail");
+    [(".gz", gzip), (".br", brotli)]
+}
+
 /// Removes files that are not kept, then the folders left empty. Symbolic links are removed
 /// as links, never followed.
 fn prune(out_dir: &Path, keep: &HashSet<&Path>) -> io::Result<usize> {
@@ -167,6 +197,29 @@ mod tests {
         for bad in ["../x", "a/../../x", "/etc/passwd", "", "a\\..\\x", "./a"] {
             assert_eq!(safe_join(out, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn precompressed_files_decompress_to_the_original_bytes() {
+        use std::io::Read as _;
+        let page = "<p>outage</p>\n".repeat(200);
+        let [(gz_name, gz), (br_name, br)] = precompressed(page.as_bytes());
+        assert_eq!((gz_name, br_name), (".gz", ".br"));
+        let mut back = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut back)
+            .unwrap();
+        assert_eq!(back, page);
+        let mut back = Vec::new();
+        brotli::BrotliDecompress(&mut &br[..], &mut back).unwrap();
+        assert_eq!(back, page.as_bytes());
+        assert_eq!(
+            precompressed(page.as_bytes()),
+            [(".gz", gz), (".br", br)],
+            "same bytes every time"
+        );
+        assert!(compressible("a/index.html", 2000) && !compressible("a/index.html", 900));
+        assert!(!compressible("logo.png", 5000));
     }
 
     #[test]

@@ -635,3 +635,51 @@ fn host_files_parse_as_hosts_read_them() {
         .to_string();
     assert_eq!(refresh, "0; url=https://user.github.io/repo/acme/a/");
 }
+
+#[test]
+fn precompressed_siblings_decompress_to_the_page_and_are_skipped_when_unchanged() {
+    use std::io::Read as _;
+    let site = Site::new(&[("content/lightstep/seed.md", SEED)]);
+    site.build(&["--precompress"]);
+    let files = tree(&site.path("public"));
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        let compressible = [".html", ".css", ".xml", ".json", ".svg", ".txt"]
+            .iter()
+            .any(|e| path.ends_with(e));
+        if !compressible {
+            continue;
+        }
+        let (gz, br) = (
+            files.get(&format!("{path}.gz")),
+            files.get(&format!("{path}.br")),
+        );
+        assert_eq!(
+            gz.is_some(),
+            bytes.len() > 1024,
+            "{path}: .gz only over 1 KB"
+        );
+        if let (Some(gz), Some(br)) = (gz, br) {
+            let mut back = Vec::new();
+            flate2::read::GzDecoder::new(&gz[..])
+                .read_to_end(&mut back)
+                .unwrap();
+            assert_eq!(&back, bytes, "{path}.gz");
+            let mut back = Vec::new();
+            brotli::BrotliDecompress(&mut &br[..], &mut back).unwrap();
+            assert_eq!(&back, bytes, "{path}.br");
+            checked += 1;
+        }
+    }
+    assert!(checked > 5, "{checked}");
+    let again = site.build(&["--precompress"]);
+    assert!(again.contains(" 0 written"), "{again}");
+    assert_eq!(tree(&site.path("public")), files);
+    site.build(&[]);
+    assert!(
+        !tree(&site.path("public"))
+            .keys()
+            .any(|p| p.ends_with(".gz")),
+        "without the flag they go"
+    );
+}

@@ -77,6 +77,7 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
         base_url: Some(base_url.clone()),
         drafts: options.drafts,
         hash_assets: false,
+        precompress: false,
     };
     let (reload, _) = broadcast::channel(16);
     let shared = Arc::new(Shared {
