@@ -168,10 +168,39 @@ fn run(
     Ok(summary)
 }
 
+/// The real location of a path that may not exist yet: its deepest existing ancestor with
+/// links and `..` resolved, then the rest with `..` applied by hand. Comparing these, and
+/// not the paths as written, is what catches `--output ../site` run from inside `site`.
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    let base = loop {
+        if let Ok(real) = existing.canonicalize() {
+            break real;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => break existing.to_path_buf(),
+        }
+    };
+    let mut out = base;
+    for part in rest.iter().rev() {
+        if part == ".." {
+            out.pop();
+        } else if part != "." {
+            out.push(part);
+        }
+    }
+    out
+}
+
 /// Refuses an output folder whose clean-up would delete the site's own files.
 fn check_output_dir(root: &Path, out_dir: &Path) -> Result<(), Error> {
-    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (root, out) = (absolute(root), absolute(out_dir));
+    let (root, out) = (resolved(root), resolved(out_dir));
     let protected = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR].map(|dir| root.join(dir));
     if root.starts_with(&out) || protected.iter().any(|dir| out.starts_with(dir)) {
         return Err(Error::Usage(format!(

@@ -33,6 +33,7 @@ pub struct Site {
     pending_content: bool,
     pending_templates: bool,
     pending_static: bool,
+    pending_config: bool,
 }
 
 /// What one update did.
@@ -96,6 +97,7 @@ impl Site {
             pending_content: false,
             pending_templates: false,
             pending_static: false,
+            pending_config: false,
         })
     }
 
@@ -118,7 +120,9 @@ impl Site {
             .map(|p| p.strip_prefix(&root).unwrap_or(p).to_path_buf())
             .collect();
         let touches = |dir: &str| relative.iter().any(|p| p.starts_with(dir));
-        if relative.iter().any(|p| p == Path::new(CONFIG_FILE)) {
+        // A broken site.yaml stays pending until it is fixed, whatever changes meanwhile.
+        self.pending_config |= relative.iter().any(|p| p == Path::new(CONFIG_FILE));
+        if self.pending_config {
             return self.reload_all();
         }
         let reread = if touches(CONTENT_DIR) {
@@ -176,15 +180,23 @@ impl Site {
             assets: self.pending_static,
             ..content_dirty
         };
-        let old_paths: HashSet<&str> = match new_pages {
-            Some(_) => self.pages.iter().map(|p| p.path.as_str()).collect(),
-            None => HashSet::new(),
+        // A path that is new, or that another kind of page now makes (a static robots.txt
+        // deleted: the generated one is back), is rendered whatever the change.
+        let old_kinds: HashMap<&str, std::mem::Discriminant<PageKind>> = match new_pages {
+            Some(_) => self
+                .pages
+                .iter()
+                .map(|p| (p.path.as_str(), std::mem::discriminant(&p.kind)))
+                .collect(),
+            None => HashMap::new(),
         };
         let to_render: Vec<&Page> = pages
             .iter()
             .filter(|page| {
                 dirty.touches(page)
-                    || (new_pages.is_some() && !old_paths.contains(page.path.as_str()))
+                    || (new_pages.is_some()
+                        && old_kinds.get(page.path.as_str())
+                            != Some(&std::mem::discriminant(&page.kind)))
             })
             .collect();
         let renderer = Renderer {
@@ -199,8 +211,8 @@ impl Site {
         let mut removed: Vec<String> = match &new_pages {
             Some(pages) => {
                 let new_paths: HashSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
-                old_paths
-                    .iter()
+                old_kinds
+                    .keys()
                     .filter(|p| !new_paths.contains(**p))
                     .map(|p| p.to_string())
                     .collect()

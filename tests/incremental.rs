@@ -198,6 +198,25 @@ fn edit_sequence(hash_assets: bool) {
     std::fs::remove_file(path("templates/index.html")).unwrap();
     served.change(&[path("templates/index.html")]);
 
+    // A static file that replaces a generated one, then goes: the generated one is back.
+    fixture.write("static/robots.txt", "User-agent: *\nDisallow: /\n");
+    served.change(&[path("static/robots.txt")]);
+    std::fs::remove_file(path("static/robots.txt")).unwrap();
+    served.change(&[path("static/robots.txt")]);
+    assert!(String::from_utf8_lossy(&served.files["robots.txt"]).contains("Sitemap:"));
+
+    // A broken site.yaml stays an error while other files change, until it is fixed.
+    fixture.write("site.yaml", "title: [unclosed\n");
+    assert!(served.site.update(&[path("site.yaml")]).is_err());
+    fixture.write(
+        "content/acme/a.md",
+        &incident("A, while site.yaml is broken", "2024-03-05T14:00:00Z"),
+    );
+    assert!(
+        served.site.update(&[path("content/acme/a.md")]).is_err(),
+        "site.yaml is still broken"
+    );
+
     // site.yaml changes everything.
     fixture.write(
         "site.yaml",

@@ -337,3 +337,33 @@ fn serve_exits_cleanly_on_ctrl_c() {
     };
     assert!(status.success(), "{status}");
 }
+
+#[test]
+fn a_site_that_does_not_build_at_start_is_served_whole_once_fixed() {
+    let site = Site::new(&[
+        (
+            "content/acme/a.md",
+            &incident("Alpha", "2024-03-05T14:00:00Z"),
+        ),
+        (
+            "templates/404.html",
+            "{% extends \"base.html\" %}{% block main %}{{ nosuchvar.x }}{% endblock main %}",
+        ),
+    ]);
+    let server = Server::start(&site);
+    let (_, page) = server.get("/");
+    assert!(page.contains("outages-error"), "the error is shown: {page}");
+    std::fs::remove_file(site.path("templates/404.html")).unwrap();
+    server.after_change("the fix", |s| s.get("/").0 == 200);
+    for path in [
+        "/",
+        "/acme/a/",
+        "/style.css",
+        "/feed.xml",
+        "/sitemap.xml",
+        "/api/v1/providers.json",
+    ] {
+        assert_eq!(server.get(path).0, 200, "{path}");
+    }
+    assert!(!server.get("/").1.contains("outages-error"));
+}

@@ -328,7 +328,7 @@ pub fn read_url(
                 field.pos,
                 format!("`{}` is not an http(s) URL", field.value),
             )
-            .with_hint("links must start with https:// or http://"),
+            .with_hint("write an absolute https:// or http:// link, without spaces, quotes or angle brackets"),
         );
     }
     url
@@ -344,7 +344,7 @@ fn read_alias(text: &str) -> Option<String> {
                 && *segment != ".."
                 && !segment
                     .chars()
-                    .any(|c| c.is_control() || "\\?#%\"<>".contains(c))
+                    .any(|c| c.is_control() || c.is_whitespace() || "\\?#%\"<>*!^`{|}".contains(c))
         });
     safe.then(|| {
         let mut alias = segments.join("/");
@@ -391,5 +391,9 @@ mod tests {
         assert_eq!(read_alias("/../x/"), None);
         assert_eq!(read_alias("old/"), None);
         assert_eq!(read_alias("/"), None);
+        // What `_redirects` would read as syntax.
+        assert_eq!(read_alias("/old page/"), None);
+        assert_eq!(read_alias("/*"), None);
+        assert_eq!(read_alias("/a!/"), None);
     }
 }

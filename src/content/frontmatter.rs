@@ -102,6 +102,8 @@ pub fn parse_incident(
         ctx.text,
     );
     errors.append(&mut problems);
+    // The body is read even when the front matter is not, so its problems show too.
+    let body = parse_body(ctx, split.body, split.body_line, errors);
     let raw = raw?;
     let field = |value: S| value.map(|v| spanned(v, split.yaml_offset));
     Some(RawIncident {
@@ -127,7 +129,7 @@ pub fn parse_incident(
         draft: raw.draft,
         source: raw.source,
         extra: raw.extra,
-        body: parse_body(ctx, split.body, split.body_line, errors),
+        body,
         attribution: None,
     })
 }

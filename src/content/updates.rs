@@ -104,8 +104,13 @@ fn read_heading(rest: &str) -> Heading<'_> {
 }
 
 /// Follows fenced code blocks, so a `###` line inside one is left alone.
+/// The rules are CommonMark's: at most three spaces of indent, and a backtick fence's info
+/// string holds no backtick (```` ```kubectl``` was run ```` is inline code, not a fence).
 fn track_fence(fence: Option<(char, usize)>, line: &str) -> Option<(char, usize)> {
-    let trimmed = line.trim_start();
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return fence;
+    }
     let Some(marker) = trimmed.chars().next().filter(|c| *c == '`' || *c == '~') else {
         return fence;
     };
@@ -114,6 +119,7 @@ fn track_fence(fence: Option<(char, usize)>, line: &str) -> Option<(char, usize)
         return fence;
     }
     match fence {
+        None if marker == '`' && trimmed[run..].contains('`') => None,
         None => Some((marker, run)),
         Some((open, len)) if open == marker && run >= len && trimmed[run..].trim().is_empty() => {
             None
@@ -191,6 +197,15 @@ mod tests {
                 .starts_with("## Summary\nBad.\n### Not a time")
         );
         assert!(body.updates[1].body.contains("inside code"));
+    }
+
+    #[test]
+    fn inline_code_and_indented_backticks_open_no_fence() {
+        let (body, _) = parse(
+            "### 2022-01-20 17:58 UTC: investigating\n```kubectl rollout undo``` was run.\n    ```\n\n\
+             ### 2022-01-20 18:30 UTC: resolved\nFixed.\n",
+        );
+        assert_eq!(body.updates.len(), 2, "{body:?}");
     }
 
     #[test]

@@ -87,12 +87,13 @@ fn unknown_key(
     key: &str,
     fields: &[&str],
 ) -> Diagnostic {
-    let allowed = fields.join(", ");
+    let mut allowed = format!("allowed: {}", fields.join(", "));
+    if fields.contains(&"extra") {
+        allowed.push_str("; custom data goes under `extra`");
+    }
     let hint = match closest(key, fields) {
-        Some(best) => {
-            format!("did you mean `{best}`? Allowed: {allowed}; custom data goes under `extra`")
-        }
-        None => format!("allowed fields: {allowed}; custom data goes under `extra`"),
+        Some(best) => format!("did you mean `{best}`? {allowed}"),
+        None => allowed,
     };
     Diagnostic::at(
         path,

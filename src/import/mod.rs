@@ -143,14 +143,20 @@ impl Imported {
         } else {
             (existing.clone(), self)
         };
-        let mut updates: BTreeMap<(Timestamp, String), Update> = BTreeMap::new();
-        for update in other.updates.iter().chain(&merged.updates) {
-            updates.insert(
-                (update.at, update.status.as_str().to_string()),
-                update.clone(),
-            );
+        // Every update of the newer side, then those of the other it lacks. Two updates in
+        // the same minute with the same status are both kept unless their text is the same.
+        let key = |u: &Update| (u.at, u.status.as_str().to_string(), u.body.clone());
+        let mut present: BTreeMap<(Timestamp, String, String), usize> = BTreeMap::new();
+        for update in &merged.updates {
+            *present.entry(key(update)).or_default() += 1;
         }
-        merged.updates = updates.into_values().collect();
+        for update in &other.updates {
+            match present.get_mut(&key(update)) {
+                Some(count) if *count > 0 => *count -= 1,
+                _ => merged.updates.push(update.clone()),
+            }
+        }
+        merged.updates.sort_by_key(|u| u.at);
         merged.resolved = merged.resolved.or(other.resolved);
         for component in &other.components {
             if !merged.components.contains(component) {
@@ -219,7 +225,7 @@ pub fn write(
             Some((path, Some(previous), text)) => {
                 let merged = incident.merged_with(previous);
                 let rendered = merged.render();
-                let new_updates = merged.updates.len() - previous.updates.len();
+                let new_updates = merged.updates.len().saturating_sub(previous.updates.len());
                 if rendered == *text {
                     (Outcome::Unchanged { path: path.clone() }, None)
                 } else {
@@ -392,6 +398,20 @@ mod tests {
             panic!("loads")
         };
         assert_eq!(Imported::from_incident(&incident), Some(sample()));
+    }
+
+    #[test]
+    fn updates_in_the_same_minute_are_all_kept_and_merging_again_changes_nothing() {
+        let mut twice = sample();
+        twice.updates.push(update(
+            "2026-08-17T13:40:03.629Z",
+            "investigating",
+            "EU is also affected.",
+        ));
+        let merged = twice.merged_with(&twice);
+        assert_eq!(merged.updates.len(), 2);
+        assert_eq!(merged.render(), twice.render());
+        assert_eq!(merged.merged_with(&twice).render(), twice.render());
     }
 
     #[test]

@@ -87,31 +87,16 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
     });
 
     let start = Instant::now();
-    let mut site = match Site::load(&build_options) {
-        Ok(site) => {
-            let pages: Vec<&Page> = site.pages.iter().collect();
-            match render_pages(&site.renderer(), &pages, |page, bytes| {
-                (page.path.clone(), Arc::from(bytes))
-            }) {
-                Ok(files) => {
-                    shared.store.write().expect("store lock").files = files.into_iter().collect();
-                    println!(
-                        "built {} incidents from {} providers: {} files in {} ms",
-                        site.archive.incidents.len(),
-                        site.archive.providers.len(),
-                        site.pages.len(),
-                        start.elapsed().as_millis()
-                    );
-                }
-                Err(errors) => show_error(&shared, &errors),
-            }
-            Some(site)
-        }
-        Err(errors) => {
-            show_error(&shared, &errors);
-            None
-        }
-    };
+    let mut site = full_build(&build_options, &shared);
+    if let Some(site) = &site {
+        println!(
+            "built {} incidents from {} providers: {} files in {} ms",
+            site.archive.incidents.len(),
+            site.archive.providers.len(),
+            site.pages.len(),
+            start.elapsed().as_millis()
+        );
+    }
 
     let url = base_url.url("");
     println!(
@@ -165,22 +150,19 @@ fn rebuild(
 ) {
     let start = Instant::now();
     let what = describe(root, paths);
-    let result = match site {
-        Some(site) => site.update(paths),
+    let Some(current) = site else {
         // Nothing built yet: every change is a chance to build it all.
-        None => Site::load(options).and_then(|fresh| {
-            let pages: Vec<&Page> = fresh.pages.iter().collect();
-            let rendered = render_pages(&fresh.renderer(), &pages, |page, bytes| {
-                (page.path.clone(), bytes)
-            })?;
-            *site = Some(fresh);
-            Ok(crate::site::Update {
-                rendered,
-                removed: Vec::new(),
-                reread: 0,
-            })
-        }),
+        *site = full_build(options, shared);
+        if site.is_some() {
+            println!(
+                "{what}: built the whole site in {} ms",
+                start.elapsed().as_millis()
+            );
+            let _ = shared.reload.send(Reload::Page);
+        }
+        return;
     };
+    let result = current.update(paths);
     match result {
         Ok(update) => {
             let count = update.rendered.len();
@@ -216,6 +198,30 @@ fn rebuild(
         Err(errors) => {
             println!("{what}: not rebuilt, the last good site is still served");
             show_error(shared, &errors);
+        }
+    }
+}
+
+/// Loads and renders the whole site into the store, or shows why it cannot. A site is
+/// kept only once every page rendered, so a later change never updates a partial store.
+fn full_build(options: &Options, shared: &Shared) -> Option<Site> {
+    let built = Site::load(options).and_then(|site| {
+        let pages: Vec<&Page> = site.pages.iter().collect();
+        let files = render_pages(&site.renderer(), &pages, |page, bytes| {
+            (page.path.clone(), Arc::<[u8]>::from(bytes))
+        })?;
+        Ok((site, files))
+    });
+    match built {
+        Ok((site, files)) => {
+            let mut store = shared.store.write().expect("store lock");
+            store.files = files.into_iter().collect();
+            store.error = None;
+            Some(site)
+        }
+        Err(errors) => {
+            show_error(shared, &errors);
+            None
         }
     }
 }
