@@ -96,28 +96,7 @@ enum Command {
         site: SiteArgs,
     },
     /// Build into memory, serve on http://127.0.0.1:1111/, rebuild on every change and reload open pages.
-    Serve {
-        #[command(flatten)]
-        site: SiteArgs,
-        /// The port; the next free one is used when it is taken.
-        #[arg(long, default_value_t = 1111)]
-        port: u16,
-        /// The address to listen on.
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: std::net::IpAddr,
-        /// Serve under this URL's path, as the deployed site (e.g. https://user.github.io/repo/ → /repo/).
-        #[arg(long, value_parser = parse_base_url)]
-        base_url: Option<BaseUrl>,
-        /// Include incidents marked `draft: true`.
-        #[arg(long)]
-        drafts: bool,
-        /// Poll for changes instead of using native events (containers, WSL, network drives).
-        #[arg(long)]
-        poll: bool,
-        /// Open the preview in the browser.
-        #[arg(long)]
-        open: bool,
-    },
+    Serve(ServeOptions),
 }
 
 fn parse_base_url(text: &str) -> Result<BaseUrl, String> {
@@ -172,30 +151,10 @@ fn main() -> ExitCode {
                 Err(message) => usage_error(&message),
             };
         }
-        Command::Serve {
-            site,
-            port,
-            bind,
-            base_url,
-            drafts,
-            poll,
-            open,
-        } => {
-            let options = ServeOptions {
-                root: site.root,
-                port,
-                bind,
-                base_url,
-                drafts,
-                poll,
-                open,
-            };
+        Command::Serve(options) => {
             return match serve::run(options) {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    ExitCode::from(2)
-                }
+                Err(message) => usage_error(&message),
             };
         }
     };

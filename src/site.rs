@@ -43,8 +43,6 @@ pub struct Update {
     pub rendered: Vec<(String, Vec<u8>)>,
     /// Paths that no longer belong to the site.
     pub removed: Vec<String>,
-    /// Content files read again (or dropped).
-    pub reread: usize,
 }
 
 impl Site {
@@ -236,11 +234,7 @@ impl Site {
             self.pending_templates,
             self.pending_static,
         ) = (false, false, false);
-        Ok(Update {
-            rendered,
-            removed,
-            reread,
-        })
+        Ok(Update { rendered, removed })
     }
 
     /// site.yaml changed: everything may have.
@@ -258,13 +252,8 @@ impl Site {
             .filter(|p| !new.contains(p))
             .cloned()
             .collect();
-        let reread = fresh.files.len();
         *self = fresh;
-        Ok(Update {
-            rendered,
-            removed,
-            reread,
-        })
+        Ok(Update { rendered, removed })
     }
 
     /// Reads again the changed content files, and the files of folders that appeared; drops

@@ -9,7 +9,7 @@ use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
 use quick_xml::Reader;
 use scraper::{Html, Selector};
 
-use super::{Imported, input_error};
+use super::Imported;
 use crate::diagnostics::Diagnostic;
 use crate::model::{Impact, Source, Status, Timestamp, Update};
 
@@ -167,11 +167,12 @@ fn check_xml(path: &Path, text: &str) -> Result<(), Diagnostic> {
                 let before = &text[..text.floor_char_boundary(offset)];
                 let line = before.matches('\n').count() + 1;
                 let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                return Err(input_error(
+                return Err(Diagnostic::at(
                     path,
                     text,
                     line,
                     col,
+                    1,
                     format!("invalid XML: {e}"),
                 ));
             }

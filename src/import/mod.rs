@@ -15,7 +15,7 @@ use chrono::SecondsFormat;
 
 use crate::content::{self, CONTENT_DIR, Loaded, source::clean_text};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Incident, Slug, Source, Status, Timestamp, Update};
+use crate::model::{Impact, Incident, Slug, Source, Timestamp, Update};
 
 /// An incident as a status page gives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -340,25 +340,10 @@ pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&temp, path)
 }
 
-/// A status word as Statuspage writes it (`in_progress`) into ours.
-pub fn status(word: &str) -> Status {
-    Status::parse(word)
-}
-
-/// A diagnostic for malformed input at a line and column of `path`.
-pub fn input_error(
-    path: &Path,
-    text: &str,
-    line: usize,
-    col: usize,
-    message: String,
-) -> Diagnostic {
-    Diagnostic::at(path, text, line, col, 1, message)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Status;
 
     fn update(at: &str, status: &str, body: &str) -> Update {
         Update {

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{Imported, input_error};
+use super::Imported;
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Source, Timestamp, Update};
+use crate::model::{Impact, Source, Status, Timestamp, Update};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -66,31 +66,28 @@ const EXPECTED: &str = "a Statuspage v2 answer holding `incidents` or `scheduled
      (incidents.json, summary.json, incidents/unresolved.json, scheduled-maintenances.json)";
 
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        input_error(
+    // One parse: every field is optional, so any object reads, and the shape is judged after.
+    let payload: Payload = serde_json::from_str(text).map_err(|e| {
+        let diagnostic = Diagnostic::at(
             path,
             text,
             e.line(),
             e.column(),
-            format!("invalid JSON: {e}"),
-        )
+            1,
+            match e.classify() {
+                serde_json::error::Category::Data => format!("unexpected Statuspage data: {e}"),
+                _ => format!("invalid JSON: {e}"),
+            },
+        );
+        diagnostic.with_hint(format!("expected {EXPECTED}"))
     })?;
-    let recognised = value.get("incidents").is_some()
-        || value.get("scheduled_maintenances").is_some()
-        || value.get("incident").is_some();
-    if !recognised {
+    if payload.incidents.is_none()
+        && payload.scheduled_maintenances.is_none()
+        && payload.incident.is_none()
+    {
         return Err(Diagnostic::file(path, "this is not a Statuspage payload")
             .with_hint(format!("expected {EXPECTED}")));
     }
-    let payload: Payload = serde_json::from_str(text).map_err(|e| {
-        input_error(
-            path,
-            text,
-            e.line(),
-            e.column(),
-            format!("unexpected Statuspage data: {e}"),
-        )
-    })?;
     let incidents = payload
         .incidents
         .into_iter()
@@ -138,7 +135,7 @@ fn convert(incident: Incident, maintenance: bool) -> Imported {
             );
             Update {
                 at: update.display_at.unwrap_or(update.created_at),
-                status: super::status(&update.status),
+                status: Status::parse(&update.status),
                 body: update.body.unwrap_or_default(),
             }
         })

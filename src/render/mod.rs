@@ -254,7 +254,8 @@ impl Renderer<'_> {
     /// The bytes of one page. A template error names the template and the page.
     pub fn render(&self, page: &Page) -> Result<Vec<u8>, Diagnostic> {
         let base = &self.config.base_url;
-        let site_feeds = FeedLinks::new(base, "");
+        // Only the home and 404 pages point at the site's feeds.
+        let site_feeds = || FeedLinks::new(base, "");
         Ok(match page.kind {
             PageKind::Home => {
                 let ongoing: Vec<&SummaryView> = self
@@ -277,7 +278,7 @@ impl Renderer<'_> {
                     &self.config.title,
                     self.config.description.clone(),
                     "",
-                    &site_feeds,
+                    &site_feeds(),
                     "All incidents",
                 );
                 ctx.insert("ongoing", &ongoing);
@@ -292,7 +293,7 @@ impl Renderer<'_> {
                     "Page not found",
                     self.config.description.clone(),
                     "404.html",
-                    &site_feeds,
+                    &site_feeds(),
                     "All incidents",
                 );
                 self.template("404.html", page, &ctx)?

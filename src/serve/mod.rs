@@ -23,16 +23,30 @@ use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::site::{Site, render_pages};
 
-/// How `serve` was asked to run.
-#[derive(Debug, Clone)]
+/// How `serve` was asked to run: also its command line.
+#[derive(Debug, Clone, clap::Args)]
 pub struct ServeOptions {
+    /// The site folder, holding `content/` (and optionally site.yaml, templates/, static/).
+    #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// The port; the next free one is used when it is taken.
+    #[arg(long, default_value_t = 1111)]
     pub port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
     pub bind: IpAddr,
-    /// Only its path is used: the preview serves under it, as the deployed site does.
+    /// Serve under this URL's path, as the deployed site (e.g. https://user.github.io/repo/ → /repo/).
+    /// Only its path is used.
+    #[arg(long, value_parser = BaseUrl::parse)]
     pub base_url: Option<BaseUrl>,
+    /// Include incidents marked `draft: true`.
+    #[arg(long)]
     pub drafts: bool,
+    /// Poll for changes instead of using native events (containers, WSL, network drives).
+    #[arg(long)]
     pub poll: bool,
+    /// Open the preview in the browser.
+    #[arg(long)]
     pub open: bool,
 }
 
