@@ -58,14 +58,19 @@ pub fn write(
     Ok(outcomes)
 }
 
+/// A file of the archive and the incident it holds.
+type Held = (PathBuf, Arc<Incident>);
+
 /// The incidents already in `content/`, by source identity.
 #[derive(Default)]
 struct Index {
-    by_source: BTreeMap<(String, String), Vec<(PathBuf, Arc<Incident>)>>,
+    by_source: BTreeMap<(String, String), Vec<Held>>,
     /// Files that do not load, with their text, in case one holds an incident imported now.
     broken: Vec<(PathBuf, String, String)>,
     /// `(provider, slug)` of every incident: a new file must not take one's URL.
     slugs: BTreeSet<(String, String)>,
+    /// Files with an `id` and no `source`: taken over by hand, by `(provider, id)`.
+    taken_over: BTreeMap<(String, String), PathBuf>,
 }
 
 impl Index {
@@ -80,12 +85,17 @@ impl Index {
                     index
                         .slugs
                         .insert((incident.provider.to_string(), incident.slug.to_string()));
-                    if let Some(source) = &incident.source {
-                        index
+                    match (&incident.source, &incident.id) {
+                        (Some(source), _) => index
                             .by_source
                             .entry((source.kind.clone(), source.id.clone()))
                             .or_default()
-                            .push((path, incident));
+                            .push((path, incident)),
+                        (None, Some(id)) => {
+                            let key = (incident.provider.to_string(), id.clone());
+                            index.taken_over.entry(key).or_insert(path);
+                        }
+                        (None, None) => {}
                     }
                 }
                 Ok(Loaded::Provider(..)) => {}
@@ -105,12 +115,8 @@ impl Index {
     }
 
     /// The one file that holds `incident`, if any.
-    fn find(
-        &self,
-        root: &Path,
-        incident: &Imported,
-    ) -> Result<Option<(PathBuf, Arc<Incident>)>, Diagnostic> {
-        let mut found: Vec<&(PathBuf, Arc<Incident>)> = Vec::new();
+    fn find(&self, root: &Path, incident: &Imported) -> Result<Option<Held>, Diagnostic> {
+        let mut found: Vec<&Held> = Vec::new();
         for source in std::iter::once(&incident.source).chain(&incident.legacy) {
             for hit in self
                 .by_source

@@ -92,7 +92,11 @@ impl Imported {
             update.status = text::status(update.status.as_str());
             update.body = text::clean_body(&update.body);
         }
-        self.updates.sort_by_key(|u| u.at);
+        // In time order, and by text within one time so an exact repeat is dropped wherever
+        // the payload had it.
+        self.updates.sort_by(|a, b| {
+            (a.at, a.status.as_str(), &a.body).cmp(&(b.at, b.status.as_str(), &b.body))
+        });
         self.updates.dedup();
         self.resolved = self.resolved.filter(|end| *end >= self.started);
         self
@@ -185,9 +189,16 @@ pub struct Outcome {
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Change {
-    Created { updates: usize },
-    Updated { new_updates: usize },
+    Created {
+        updates: usize,
+    },
+    Updated {
+        new_updates: usize,
+    },
     Unchanged,
+    /// A file holds the incident (its `id`) without a `source:` line: taken over by hand,
+    /// left alone.
+    Yours,
 }
 
 /// A hand edit the import kept.
@@ -233,6 +244,10 @@ impl fmt::Display for Outcome {
                 write!(f, "updated   {path} (+{new_updates} updates)")?
             }
             Change::Unchanged => write!(f, "unchanged {path}")?,
+            Change::Yours => write!(
+                f,
+                "left      {path}: it holds this incident without a `source:` line, so it is yours"
+            )?,
         }
         self.kept
             .iter()
@@ -256,7 +271,11 @@ impl fmt::Display for Report {
             count(|c| matches!(c, Change::Created { .. })),
             count(|c| matches!(c, Change::Updated { .. })),
             count(|c| matches!(c, Change::Unchanged)),
-        )
+        )?;
+        match count(|c| matches!(c, Change::Yours)) {
+            0 => Ok(()),
+            yours => write!(f, ", {yours} left to you"),
+        }
     }
 }
 

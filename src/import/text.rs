@@ -270,6 +270,7 @@ pub fn words(text: &str) -> String {
         .replace("&amp;", "&")
         .replace("&nbsp;", " ")
         .replace("&#39;", "'")
+        .replace("&#35;", "#")
         .replace("&quot;", "\"");
     plain
         .split(|c: char| !c.is_alphanumeric())
