@@ -734,7 +734,49 @@ fn a_merge_over_the_size_limit_is_refused_and_writes_nothing() {
         "{message}"
     );
     assert!(message.contains("over the limit"), "{message}");
-    assert_eq!(tree(&site.path("content")), before);
+    assert_eq!(
+        tree(&site.path("content")),
+        before,
+        "no temporary file is left either"
+    );
+}
+
+#[test]
+fn files_written_by_the_previous_importer_are_found_and_kept() {
+    // As the Atom importer wrote them before imports kept a record: the entry's tag id.
+    let old = "---\ntitle: \"Delayed webhook deliveries\"\nstarted: 2025-12-31T23:05:00Z\nimpact: none\n\
+               id: \"24790001\"\nofficial_url: \"https://status.example.com/incidents/x7k2m9p4q1zz\"\n\
+               source: {kind: \"statuspage-atom\", id: \"24790001\"}\n---\n## Updates\n\
+               ### 2025-12-31T23:05:00Z: investigating\nWebhooks are delayed by up to <strong>40 minutes</strong>.\n";
+    let edited = old
+        .replace("impact: none", "impact: minor")
+        .replace("## Updates", "Seen in EU only.\n\n## Updates");
+    for (text, impact) in [(old.to_string(), "none"), (edited, "minor")] {
+        let site = Site::new(&[("content/example/2025-12-31-webhooks.md", &text)]);
+        let out = import(&site, &["atom", ATOM, "--provider", "example"]);
+        assert!(
+            out.contains("updated   content/example/2025-12-31-webhooks.md (+2 updates)"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("kept"),
+            "a feed does not say the impact; the id is the import's: {out}"
+        );
+        let files = tree(&site.path("content/example"));
+        assert_eq!(files.len(), 2, "{:?}", files.keys());
+        let now = String::from_utf8(files["2025-12-31-webhooks.md"].clone()).unwrap();
+        assert!(now.contains(&format!("impact: {impact}\n")), "{now}");
+        assert!(now.contains("\nid: \"x7k2m9p4q1zz\""), "{now}");
+        assert!(
+            now.contains("  id: \"x7k2m9p4q1zz\"")
+                && now.contains("resolved: 2026-01-01T01:20:00Z"),
+            "{now}"
+        );
+        assert_eq!(now.matches("\n### ").count(), 3, "{now}");
+        let again = import(&site, &["atom", ATOM, "--provider", "example"]);
+        assert!(again.contains("2 unchanged"), "{again}");
+        site.build(&[]);
+    }
 }
 
 #[cfg(unix)]

@@ -124,8 +124,11 @@ pub fn merge(incoming: &Imported, file: &Incident) -> Plan {
     let recorded = file.source.as_ref().and_then(|s| s.imported.as_deref());
     let record = Record::parse(recorded.unwrap_or_default());
     // A file from before imports kept a record counts as the import's own when it holds
-    // nothing an import never writes (as imports then judged), else as edited by hand.
+    // nothing an import never writes (as imports then judged); else a field counts as the
+    // import's where it is empty or holds what the provider says, as edited by hand elsewhere.
+    // (`recorded` is `None` only for such files: every import since writes a record.)
     let legacy_pristine = recorded.is_none() && holds_only_imported_fields(file);
+    let told = Facts::of_imported(incoming);
     let offered = offer(incoming, file, &current, &record.guessed);
     let mut facts = current.clone();
     let mut next = Record::default();
@@ -134,7 +137,13 @@ pub fn merge(incoming: &Imported, file: &Incident) -> Plan {
         let yours = current.line(field);
         let pristine = match record.fields.get(&field) {
             Some(fp) => value_fingerprint(yours.as_deref()) == *fp,
-            None => legacy_pristine,
+            None => {
+                legacy_pristine
+                    || yours.is_none()
+                    || yours == told.line(field)
+                    // Imports always wrote the source's id as the `id`.
+                    || field == Field::Id && yours == file.source.as_ref().map(|s| quoted(&s.id))
+            }
         };
         if pristine {
             let guessed = record.guessed.contains(&field);
