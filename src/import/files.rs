@@ -36,15 +36,22 @@ pub fn write(
     let mut errors = Vec::new();
     let mut taken = BTreeSet::new();
     for incident in incidents {
-        let planned = match index.find(root, incident) {
-            Ok(Some((path, file))) => update(root, &path, incident, &file, &mut staged),
-            Ok(None) => {
-                new_path(root, &folder, provider, incident, &index, &taken).and_then(|path| {
+        let yours = index
+            .taken_over
+            .get(&(provider.to_string(), incident.source.id.clone()));
+        let planned = match (index.find(root, incident), yours) {
+            (Ok(Some((path, file))), _) => update(root, &path, incident, &file, &mut staged),
+            (Ok(None), Some(path)) => Ok(Outcome {
+                path: path.clone(),
+                change: Change::Yours,
+                kept: Vec::new(),
+            }),
+            (Ok(None), None) => new_path(root, &folder, provider, incident, &index, &taken)
+                .and_then(|path| {
                     taken.insert(path.clone());
                     create(root, &path, incident, &mut staged)
-                })
-            }
-            Err(error) => Err(error),
+                }),
+            (Err(error), _) => Err(error),
         };
         match planned {
             Ok(outcome) => outcomes.push(outcome),
@@ -675,7 +682,7 @@ fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
 /// Writes a new file at `path` (making its folder), never replacing anything there, and
 /// never leaving half a file: the text goes to a hidden file beside it first, then is
 /// linked in under its name.
-pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn create_file(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }

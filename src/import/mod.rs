@@ -25,7 +25,7 @@ use crate::content::source::clean_text;
 use crate::diagnostics::Diagnostic;
 use crate::model::{Impact, Slug, Source, Timestamp, Update};
 
-pub use files::write_file;
+pub use files::create_file;
 
 /// An incident as a status page gives it.
 #[derive(Debug, Clone, PartialEq)]
