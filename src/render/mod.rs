@@ -2,6 +2,7 @@
 //! from), then rendering each page. Nothing here touches the output folder.
 
 pub mod api;
+mod balance;
 pub mod feeds;
 pub mod hosting;
 pub mod markdown;
