@@ -116,7 +116,7 @@ impl Stats {
             }
             if let Some(duration) = incident.duration() {
                 durations.push(duration);
-                stats.total = Duration(stats.total.0 + duration.0);
+                stats.total = stats.total.saturating_add(duration);
                 let longer = stats
                     .longest
                     .is_none_or(|best| incidents[best].duration().is_some_and(|d| duration > d));
@@ -129,7 +129,7 @@ impl Stats {
         stats.median = match durations.len() {
             0 => None,
             n if n % 2 == 1 => Some(durations[n / 2]),
-            n => Some(Duration((durations[n / 2 - 1].0 + durations[n / 2].0) / 2)),
+            n => Some(durations[n / 2 - 1].midpoint(durations[n / 2])),
         };
         stats
     }

@@ -81,6 +81,22 @@ struct RawConfig {
     language: Option<String>,
 }
 
+impl crate::content::source::Scrub for RawConfig {
+    fn scrub(&mut self) {
+        let RawConfig {
+            title,
+            base_url,
+            description,
+            feed_limit: _,
+            cname,
+            language,
+        } = self;
+        for text in [title, base_url, description, cname, language] {
+            text.scrub();
+        }
+    }
+}
+
 const CONFIG_FIELDS: &[&str] = &[
     "title",
     "base_url",

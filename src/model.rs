@@ -245,11 +245,27 @@ impl Status {
     }
 }
 
-/// A length of time, in whole seconds.
+/// A length of time, in whole seconds, never negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub struct Duration(pub i64);
+pub struct Duration(i64);
+
+/// Why a written duration cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationError {
+    /// Not like `3h 24m`.
+    Unreadable,
+    /// Longer than [`Duration::LONGEST`].
+    TooLong,
+}
 
 impl Duration {
+    /// The longest duration content may write: ten years. Longer is a typo, not an outage
+    /// (and an incident that long can still give `resolved`).
+    pub const LONGEST: Duration = Duration(3650 * 86_400);
+
+    /// How `LONGEST` reads in messages.
+    pub const LONGEST_TEXT: &str = "3650d (ten years)";
+
     pub fn between(start: Timestamp, end: Timestamp) -> Duration {
         Duration((end - start).num_seconds().max(0))
     }
@@ -258,31 +274,58 @@ impl Duration {
         self.0
     }
 
-    /// Reads `3h 24m`, `1d 2h`, `45m`, `90s` or `2h15m`.
-    pub fn parse(text: &str) -> Option<Duration> {
+    /// The sum, at most `i64::MAX` seconds.
+    pub fn saturating_add(self, other: Duration) -> Duration {
+        Duration(self.0.saturating_add(other.0))
+    }
+
+    /// Halfway between two durations, rounded down.
+    pub fn midpoint(self, other: Duration) -> Duration {
+        Duration(self.0.midpoint(other.0))
+    }
+
+    /// Reads `3h 24m`, `1d 2h`, `45m`, `90s` or `2h15m`, up to [`Duration::LONGEST`].
+    pub fn parse(text: &str) -> Result<Duration, DurationError> {
         let mut total: i64 = 0;
-        let mut number = String::new();
+        let mut number: Option<i64> = None;
         let mut seen_unit = false;
         for c in text.trim().chars() {
             match c {
-                '0'..='9' => number.push(c),
-                ' ' if number.is_empty() => {}
+                '0'..='9' => {
+                    let digit = i64::from(c as u8 - b'0');
+                    // Any overflow is far past the longest duration.
+                    number = Some(
+                        number
+                            .unwrap_or(0)
+                            .checked_mul(10)
+                            .and_then(|n| n.checked_add(digit))
+                            .ok_or(DurationError::TooLong)?,
+                    );
+                }
+                ' ' if number.is_none() => {}
                 'd' | 'h' | 'm' | 's' => {
-                    let value: i64 = number.parse().ok()?;
+                    let value = number.take().ok_or(DurationError::Unreadable)?;
                     let unit = match c {
                         'd' => 86_400,
                         'h' => 3_600,
                         'm' => 60,
                         _ => 1,
                     };
-                    total = total.checked_add(value.checked_mul(unit)?)?;
-                    number.clear();
+                    total = value
+                        .checked_mul(unit)
+                        .and_then(|seconds| total.checked_add(seconds))
+                        .filter(|&total| total <= Duration::LONGEST.0)
+                        .ok_or(DurationError::TooLong)?;
                     seen_unit = true;
                 }
-                _ => return None,
+                _ => return Err(DurationError::Unreadable),
             }
         }
-        (seen_unit && number.is_empty()).then_some(Duration(total))
+        if seen_unit && number.is_none() {
+            Ok(Duration(total))
+        } else {
+            Err(DurationError::Unreadable)
+        }
     }
 }
 
@@ -341,6 +384,13 @@ pub struct Alias {
     pub col: usize,
 }
 
+/// Where something is written in its file: 1-based line and column (in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourcePos {
+    pub line: usize,
+    pub col: usize,
+}
+
 /// One incident, fully validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Incident {
@@ -361,6 +411,8 @@ pub struct Incident {
     pub unnamed_components: u32,
     pub regions: Vec<String>,
     pub id: Option<String>,
+    /// Where `id` is written, to point at it when two incidents share it.
+    pub id_at: Option<SourcePos>,
     pub official_url: Option<WebUrl>,
     /// Old URLs that must keep working.
     pub aliases: Vec<Alias>,
@@ -473,19 +525,42 @@ mod tests {
 
     #[test]
     fn durations_parse_and_print() {
-        assert_eq!(
-            Duration::parse("3h 24m"),
-            Some(Duration(3 * 3600 + 24 * 60))
-        );
-        assert_eq!(Duration::parse("2h15m"), Some(Duration(2 * 3600 + 15 * 60)));
-        assert_eq!(Duration::parse("1d 2h"), Some(Duration(86_400 + 7_200)));
+        assert_eq!(Duration::parse("3h 24m"), Ok(Duration(3 * 3600 + 24 * 60)));
+        assert_eq!(Duration::parse("2h15m"), Ok(Duration(2 * 3600 + 15 * 60)));
+        assert_eq!(Duration::parse("1d 2h"), Ok(Duration(86_400 + 7_200)));
         assert_eq!(Duration::parse("45m").unwrap().to_string(), "45m");
         assert_eq!(Duration::parse("3h 24m").unwrap().to_string(), "3h 24m");
         assert_eq!(Duration(90_000).to_string(), "1d 1h");
         assert_eq!(Duration(30).to_string(), "30s");
-        assert_eq!(Duration::parse("3 hours"), None);
-        assert_eq!(Duration::parse("12"), None);
-        assert_eq!(Duration::parse(""), None);
+        for text in ["3 hours", "12", "", "h", "1d 2"] {
+            assert_eq!(
+                Duration::parse(text),
+                Err(DurationError::Unreadable),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn durations_past_ten_years_are_refused_not_overflowed() {
+        assert_eq!(Duration::parse("3650d"), Ok(Duration::LONGEST));
+        for text in [
+            "3650d 1s",
+            "9000000000000000s",
+            "100000000d",
+            "99999999999999999999999d",
+            "3000d 3000d",
+        ] {
+            assert_eq!(Duration::parse(text), Err(DurationError::TooLong), "{text}");
+        }
+        assert_eq!(
+            Duration(i64::MAX).saturating_add(Duration(1)),
+            Duration(i64::MAX)
+        );
+        assert_eq!(
+            Duration(i64::MAX).midpoint(Duration(i64::MAX - 2)).0,
+            i64::MAX - 1
+        );
     }
 
     #[test]

@@ -26,6 +26,7 @@ Summary with <script>alert(5)</script> and [a link](javascript:alert(6)).
 <object data="x"></object><embed src="x"><style>body{display:none}</style>
 <details open ontoggle=alert(13)><summary>s</summary></details>
 Control characters: \u0001 and \u000b.
+
 ### 2024-03-05 15:00 UTC: resolved
 **Harmless** markup stays: <br> <em>em</em> `code` [ok](https://example.com/ok)
 "#;

@@ -33,11 +33,11 @@ pub fn parse_incident(ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Option<Raw
             break;
         };
         let field = |prefix: &str| -> Option<Field<String>> {
-            let value = strip_prefix_ignore_case(item, prefix)?;
+            let value = strip_prefix_ignore_case(item, prefix)?.trim_start();
             let col = line.chars().count() - value.chars().count() + 1;
             Some(Field {
-                value: value.trim().to_string(),
-                pos: Pos::new(i + 1, col, value.trim().chars().count()),
+                value: value.trim_end().to_string(),
+                pos: Pos::new(i + 1, col, value.trim_end().chars().count()),
             })
         };
         if let Some(provider) = field("Provider:") {
@@ -59,7 +59,7 @@ pub fn parse_incident(ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Option<Raw
         } else if let Some(resolved) = field("resolved ") {
             raw.resolved = Some(resolved);
         } else if let Some(id) = field("id:") {
-            raw.id = Some(id.value);
+            raw.id = Some(id);
         } else if let Some(url) = field("Official page:") {
             raw.official_url = Some(url);
         } else {
@@ -185,7 +185,9 @@ mod tests {
         );
         assert_eq!(raw.unnamed_components, 1);
         assert_eq!(raw.regions, ["us"]);
-        assert_eq!(raw.id.as_deref(), Some("DWN-c972089f00"));
+        let id = raw.id.unwrap();
+        assert_eq!(id.value, "DWN-c972089f00");
+        assert_eq!(id.pos, Pos::new(10, 7, 14));
         assert_eq!(
             raw.official_url.unwrap().value,
             "https://stspg.io/0ywk8cvcqg82"

@@ -1,26 +1,52 @@
 //! What both incident formats read into, and the one place that validates it into an
 //! [`Incident`]: the front matter and the down.guide export can never disagree on a rule.
 
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 
-use crate::content::time::{ACCEPTED_FORMATS, parse_timestamp};
+use crate::content::time::{self, ACCEPTED_FORMATS, TimeError};
 use crate::content::updates::Body;
 use crate::diagnostics::Diagnostic;
-use crate::model::{Alias, Duration, Impact, Incident, Level, Slug, SlugError, Source, WebUrl};
+use crate::model::{
+    Alias, Duration, DurationError, Impact, Incident, Level, Slug, SlugError, Source, SourcePos,
+    WebUrl,
+};
 
 /// The file being read: where it is and its text, to point errors at it.
 pub struct FileCtx<'a> {
     pub path: &'a Path,
     pub text: &'a str,
+    /// Where each line starts, found at the first error: a file with a problem on every
+    /// line must not be scanned once per problem.
+    line_starts: OnceCell<Vec<usize>>,
 }
 
 impl<'a> FileCtx<'a> {
     pub fn new(path: &'a Path, text: &'a str) -> FileCtx<'a> {
-        FileCtx { path, text }
+        FileCtx {
+            path,
+            text,
+            line_starts: OnceCell::new(),
+        }
     }
 
     pub fn error(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::at(self.path, self.text, pos.line, pos.col, pos.width, message)
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let line = pos
+            .line
+            .checked_sub(1)
+            .and_then(|i| starts.get(i))
+            .map_or("", |&start| {
+                let rest = &self.text[start..];
+                rest.split_once('\n').map_or(rest, |(line, _)| line)
+            });
+        let mut diagnostic = Diagnostic::at(self.path, line, 1, pos.col, pos.width, message);
+        diagnostic.line = pos.line;
+        diagnostic
     }
 }
 
@@ -68,7 +94,7 @@ pub struct RawIncident {
     pub components: Vec<String>,
     pub unnamed_components: u32,
     pub regions: Vec<String>,
-    pub id: Option<String>,
+    pub id: Option<Field<String>>,
     pub official_url: Option<Field<String>>,
     pub slug: Option<Field<String>>,
     pub aliases: Vec<Field<String>>,
@@ -123,21 +149,23 @@ impl RawIncident {
                 None
             }
             (Some(field), None) => read_time(ctx, field, errors).map(Some),
-            (None, Some(field)) => match Duration::parse(&field.value) {
-                Some(duration) => {
-                    started.map(|start| Some(start + chrono::Duration::seconds(duration.seconds())))
-                }
-                None => {
-                    errors.push(
-                        ctx.error(
-                            field.pos,
-                            format!("cannot read the duration `{}`", field.value),
-                        )
-                        .with_hint("write it like `3h 24m`, `45m` or `1d 2h`"),
-                    );
-                    None
-                }
-            },
+            (None, Some(field)) => {
+                read_duration(ctx, field, errors)
+                    .zip(started)
+                    .and_then(|(duration, start)| match time::end_of(start, duration) {
+                        Ok(end) => Some(Some(end)),
+                        Err(_) => {
+                            errors.push(
+                                ctx.error(
+                                    field.pos,
+                                    "`started` plus this duration falls after the year 9999",
+                                )
+                                .with_hint(time::YEARS),
+                            );
+                            None
+                        }
+                    })
+            }
             (None, None) => Some(None),
         };
         if let (Some(start), Some(Some(end)), Some(field)) = (started, resolved, &self.resolved)
@@ -197,13 +225,20 @@ impl RawIncident {
                             format!("`{}` is not a usable alias", field.value),
                         )
                         .with_hint(
-                            "write a path of the site, like `/old/url/`, without `..`, `?` or `#`",
+                            "write a path of the site, like `/old/url/`: no `..`, `?` or `#`, no name starting with `.`, not ending `.gz` or `.br`",
                         ),
                     );
                 }
                 alias
             })
             .collect();
+        let id = self
+            .id
+            .map(|field| Field {
+                value: field.value.trim().to_string(),
+                ..field
+            })
+            .filter(|field| !field.value.is_empty());
         if errors.len() > before {
             return None;
         }
@@ -220,10 +255,11 @@ impl RawIncident {
             components: clean_list(self.components),
             unnamed_components: self.unnamed_components,
             regions: clean_list(self.regions),
-            id: self
-                .id
-                .map(|id| id.trim().to_string())
-                .filter(|id| !id.is_empty()),
+            id_at: id.as_ref().map(|field| SourcePos {
+                line: field.pos.line,
+                col: field.pos.col,
+            }),
+            id: id.map(|field| field.value),
             official_url,
             aliases,
             draft: self.draft,
@@ -310,14 +346,41 @@ fn read_time(
     field: &Field<String>,
     errors: &mut Vec<Diagnostic>,
 ) -> Option<crate::model::Timestamp> {
-    let time = parse_timestamp(&field.value);
-    if time.is_none() {
-        errors.push(
-            ctx.error(field.pos, format!("cannot read the time `{}`", field.value))
-                .with_hint(ACCEPTED_FORMATS),
-        );
-    }
-    time
+    time::parse_timestamp(&field.value)
+        .map_err(|e| errors.push(time_error(ctx, field.pos, &field.value, e)))
+        .ok()
+}
+
+/// The problem with a time written at `pos`, for fields and update headings alike.
+pub fn time_error(ctx: &FileCtx, pos: Pos, text: &str, error: TimeError) -> Diagnostic {
+    let message = match error {
+        TimeError::Unreadable => format!("cannot read the time `{text}`"),
+        TimeError::OutOfRange => format!("the time `{text}` is outside the years 0001 to 9999"),
+    };
+    ctx.error(pos, message).with_hint(error.hint())
+}
+
+fn read_duration(
+    ctx: &FileCtx,
+    field: &Field<String>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<Duration> {
+    Duration::parse(&field.value)
+        .map_err(|e| {
+            let value = &field.value;
+            errors.push(match e {
+                DurationError::Unreadable => ctx
+                    .error(field.pos, format!("cannot read the duration `{value}`"))
+                    .with_hint("write it like `3h 24m`, `45m` or `1d 2h`"),
+                DurationError::TooLong => ctx
+                    .error(field.pos, format!("the duration `{value}` is too long"))
+                    .with_hint(format!(
+                        "a duration is at most {}; for a longer incident give `resolved`",
+                        Duration::LONGEST_TEXT
+                    )),
+            })
+        })
+        .ok()
 }
 
 pub fn read_url(
@@ -342,10 +405,13 @@ pub fn read_url(
 fn read_alias(text: &str) -> Option<String> {
     let path = text.trim().strip_prefix('/')?;
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let safe = !segments.is_empty()
+    // Hidden names are the build's own (`.outages-manifest`, the lock) or the host's
+    // (`.git`, `.well-known`); `.gz` and `.br` are `--precompress`'s copies of pages.
+    let last = segments.last()?;
+    let safe = !last.ends_with(".gz")
+        && !last.ends_with(".br")
         && segments.iter().all(|segment| {
-            *segment != "."
-                && *segment != ".."
+            !segment.starts_with('.')
                 && !segment
                     .chars()
                     .any(|c| c.is_control() || c.is_whitespace() || "\\?#%\"<>*!^`{|}".contains(c))
@@ -399,5 +465,10 @@ mod tests {
         assert_eq!(read_alias("/old page/"), None);
         assert_eq!(read_alias("/*"), None);
         assert_eq!(read_alias("/a!/"), None);
+        // The build's own files and `--precompress`'s copies.
+        assert_eq!(read_alias("/.outages-manifest"), None);
+        assert_eq!(read_alias("/.git/config"), None);
+        assert_eq!(read_alias("/index.html.gz"), None);
+        assert_eq!(read_alias("/feed.xml.br"), None);
     }
 }

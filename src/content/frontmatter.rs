@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::content::fields::{Field, FileCtx, Pos, RawIncident};
+use crate::content::source::Scrub;
 use crate::content::updates::parse_body;
 use crate::content::yaml;
 use crate::diagnostics::Diagnostic;
@@ -58,7 +59,7 @@ struct IncidentYaml {
     components: Vec<String>,
     #[serde(default)]
     regions: Vec<String>,
-    id: Option<String>,
+    id: S,
     official_url: S,
     slug: S,
     #[serde(default)]
@@ -67,6 +68,58 @@ struct IncidentYaml {
     draft: bool,
     source: Option<Source>,
     extra: Option<serde_json::Value>,
+}
+
+impl Scrub for IncidentYaml {
+    fn scrub(&mut self) {
+        // Named one by one, so a new field cannot be forgotten.
+        let IncidentYaml {
+            title,
+            provider,
+            started,
+            resolved,
+            duration,
+            impact,
+            level,
+            components,
+            regions,
+            id,
+            official_url,
+            slug,
+            aliases,
+            draft: _,
+            source,
+            extra,
+        } = self;
+        for field in [
+            title,
+            provider,
+            started,
+            resolved,
+            duration,
+            impact,
+            level,
+            id,
+            official_url,
+            slug,
+        ] {
+            field.scrub();
+        }
+        components.scrub();
+        regions.scrub();
+        aliases.scrub();
+        source.scrub();
+        extra.scrub();
+    }
+}
+
+impl Scrub for Source {
+    fn scrub(&mut self) {
+        let Source { kind, id, imported } = self;
+        kind.scrub();
+        id.scrub();
+        imported.scrub();
+    }
 }
 
 pub const INCIDENT_FIELDS: &[&str] = &[
@@ -118,7 +171,7 @@ pub fn parse_incident(
         components: raw.components,
         unnamed_components: 0,
         regions: raw.regions,
-        id: raw.id,
+        id: field(raw.id),
         official_url: field(raw.official_url),
         slug: field(raw.slug),
         aliases: raw

@@ -7,10 +7,10 @@ pub mod fields;
 pub mod frontmatter;
 pub mod source;
 pub mod time;
-mod updates;
+pub mod updates;
 pub mod yaml;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,6 +22,7 @@ use walkdir::WalkDir;
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, ProviderInfo, Slug};
 use fields::{FileCtx, Pos, display_path};
+use source::Scrub;
 
 pub const CONTENT_DIR: &str = "content";
 /// The file that describes the provider of its folder.
@@ -73,10 +74,55 @@ pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> 
             Err(problems) => errors.extend(problems.iter().cloned()),
         }
     }
+    errors.extend(duplicate_ids(&content.incidents));
     if errors.is_empty() {
         Ok(content)
     } else {
         Err(errors)
+    }
+}
+
+/// Two incidents of one provider with the same id would share a feed entry id (an id
+/// stands in for the slug when the incident has one): each pair is an error, at the id of
+/// the later file, naming the earlier. Pairs of slugs alone are the planner's duplicate URLs.
+fn duplicate_ids(incidents: &[Arc<Incident>]) -> Vec<Diagnostic> {
+    let mut seen: HashMap<(&Slug, &str), &Incident> = HashMap::new();
+    let mut errors = Vec::new();
+    for incident in incidents {
+        let key = incident.id.as_deref().unwrap_or(incident.slug.as_str());
+        let Some(first) = seen.insert((&incident.provider, key), incident) else {
+            continue;
+        };
+        if incident.id.is_none() && first.id.is_none() {
+            continue;
+        }
+        // Files come sorted by path, so `first` is the earlier one.
+        let (earlier, later) = (first, incident.as_ref());
+        let mut error = Diagnostic::file(
+            &later.file,
+            format!(
+                "`{}` is already the id of an incident of `{}`: {}",
+                key,
+                later.provider,
+                located(earlier)
+            ),
+        )
+        .with_hint(
+            "an id names one incident (it is its feed entry id); give one of them another `id`",
+        );
+        if let Some(at) = later.id_at {
+            (error.line, error.col, error.width) = (at.line, at.col, key.chars().count().max(1));
+        }
+        errors.push(error);
+    }
+    errors
+}
+
+/// `path:line:col` of an incident's id, or its path when it has none (its slug stands in).
+fn located(incident: &Incident) -> String {
+    match incident.id_at {
+        Some(at) => format!("{}:{}:{}", incident.file.display(), at.line, at.col),
+        None => format!("{} (its slug)", incident.file.display()),
     }
 }
 
@@ -177,9 +223,8 @@ pub fn is_content_file(path: &Path) -> bool {
 /// Reads and parses one file, `relative` to the site root.
 pub fn load_file(root: &Path, relative: &Path) -> Result<Loaded, Vec<Diagnostic>> {
     let path = display_path(root, relative);
-    let bytes = std::fs::read(root.join(relative))
-        .map_err(|e| vec![Diagnostic::file(&path, format!("cannot read: {e}"))])?;
-    let text = source::clean_text(bytes).map_err(|e| vec![e.into_diagnostic(&path)])?;
+    let text =
+        source::read_text(&root.join(relative)).map_err(|e| vec![e.into_diagnostic(&path)])?;
     let ctx = FileCtx::new(&path, &text);
     if text.trim().is_empty() {
         return Err(vec![ctx.error(Pos::new(1, 1, 1), "file is empty").with_hint(
@@ -230,6 +275,21 @@ struct ProviderYaml {
     url: S,
     status_page: S,
     description: Option<String>,
+}
+
+impl Scrub for ProviderYaml {
+    fn scrub(&mut self) {
+        let ProviderYaml {
+            name,
+            url,
+            status_page,
+            description,
+        } = self;
+        name.scrub();
+        url.scrub();
+        status_page.scrub();
+        description.scrub();
+    }
 }
 
 const PROVIDER_FIELDS: &[&str] = &["name", "url", "status_page", "description"];

@@ -1,7 +1,13 @@
 //! Reading a content file's bytes into text that every later stage can trust: valid UTF-8,
-//! no byte-order mark, `\n` line ends.
+//! no byte-order mark, `\n` line ends, none of the characters XML and HTML forbid. The one
+//! definition of those characters is here, for decoded strings ([`Scrub`]) and feeds alike.
 
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::Read;
 use std::path::Path;
+
+use serde_saphyr::Spanned;
 
 use crate::diagnostics::Diagnostic;
 
@@ -18,6 +24,14 @@ pub struct TextError {
 }
 
 impl TextError {
+    fn whole_file(message: String) -> TextError {
+        TextError {
+            line: 0,
+            col: 0,
+            message,
+        }
+    }
+
     pub fn into_diagnostic(self, path: &Path) -> Diagnostic {
         let mut diagnostic = Diagnostic::file(path, self.message);
         (diagnostic.line, diagnostic.col) = (self.line, self.col);
@@ -25,18 +39,62 @@ impl TextError {
     }
 }
 
+/// Reads a content file into clean text. Only a regular file is read (a FIFO or a device
+/// would block or never end), never through a symbolic link (the listing follows none), and
+/// never more than [`MAX_FILE_BYTES`], even if the file grows while it is read.
+pub fn read_text(path: &Path) -> Result<String, TextError> {
+    let cannot = |e: std::io::Error| TextError::whole_file(format!("cannot read: {e}"));
+    // Checked before opening, so a FIFO is never opened at all…
+    regular_size(&std::fs::symlink_metadata(path).map_err(cannot)?)?;
+    let file = open_no_wait(path).map_err(cannot)?;
+    // …and again on what was opened, in case it was swapped in between.
+    regular_size(&file.metadata().map_err(cannot)?)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    clean_text(bytes)
+}
+
+/// Refuses what is not a regular file, or is over the size limit.
+fn regular_size(meta: &std::fs::Metadata) -> Result<(), TextError> {
+    if !meta.is_file() {
+        return Err(TextError::whole_file(
+            "not a regular file (a link, FIFO, socket or device): content files must be plain files"
+                .to_string(),
+        ));
+    }
+    too_large(usize::try_from(meta.len()).unwrap_or(usize::MAX))
+}
+
+fn too_large(len: usize) -> Result<(), TextError> {
+    if len > MAX_FILE_BYTES {
+        return Err(TextError::whole_file(format!(
+            "file is {len} bytes, over the limit of {MAX_FILE_BYTES} (4 MiB); split it or shorten it"
+        )));
+    }
+    Ok(())
+}
+
+/// Opens for reading without waiting for a FIFO's writer and without following a link.
+#[cfg(unix)]
+fn open_no_wait(path: &Path) -> std::io::Result<File> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY).bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_wait(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
 /// Checks and normalises a file's bytes.
 pub fn clean_text(bytes: Vec<u8>) -> Result<String, TextError> {
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(TextError {
-            line: 0,
-            col: 0,
-            message: format!(
-                "file is {} bytes, over the limit of {MAX_FILE_BYTES}",
-                bytes.len()
-            ),
-        });
-    }
+    too_large(bytes.len())?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..at];
@@ -60,16 +118,85 @@ pub fn clean_text(bytes: Vec<u8>) -> Result<String, TextError> {
         text.to_string()
     };
     // Control characters pasted from status pages are invalid in HTML and XML alike.
-    Ok(if text.contains(is_forbidden_control) {
-        text.replace(is_forbidden_control, "")
-    } else {
-        text
+    Ok(match without_forbidden(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(clean) => clean,
     })
 }
 
-/// C0 controls other than tab and newline, and DEL.
-fn is_forbidden_control(c: char) -> bool {
-    (c.is_ascii_control() && c != '\t' && c != '\n') || c == '\u{7f}'
+/// The characters no text of a site may hold: those XML 1.0 forbids (C0 controls other than
+/// tab, line feed and carriage return; U+FFFE, U+FFFF), the other controls HTML forbids
+/// (DEL, C1), and every Unicode noncharacter (U+FDD0–U+FDEF, the last two of each plane).
+/// Feed readers reject a feed that holds one; browsers treat them as errors.
+pub fn is_forbidden_char(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{fdd0}'..='\u{fdef}')
+        || (c as u32) & 0xfffe == 0xfffe
+}
+
+/// `text` without the [forbidden characters](is_forbidden_char); borrowed when it has none.
+pub fn without_forbidden(text: &str) -> Cow<'_, str> {
+    if text.contains(is_forbidden_char) {
+        Cow::Owned(text.replace(is_forbidden_char, ""))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// Removes the [forbidden characters](is_forbidden_char) from every string a value holds.
+/// Applied to every value decoded from YAML, whose escapes (`"\u001b"`) can write what the
+/// file's bytes may not.
+pub trait Scrub {
+    fn scrub(&mut self);
+}
+
+impl Scrub for String {
+    fn scrub(&mut self) {
+        if let Cow::Owned(clean) = without_forbidden(self) {
+            *self = clean;
+        }
+    }
+}
+
+impl<T: Scrub> Scrub for Option<T> {
+    fn scrub(&mut self) {
+        if let Some(value) = self {
+            value.scrub();
+        }
+    }
+}
+
+impl<T: Scrub> Scrub for Vec<T> {
+    fn scrub(&mut self) {
+        self.iter_mut().for_each(Scrub::scrub);
+    }
+}
+
+impl<T: Scrub> Scrub for Spanned<T> {
+    fn scrub(&mut self) {
+        self.value.scrub();
+    }
+}
+
+impl Scrub for serde_json::Value {
+    fn scrub(&mut self) {
+        match self {
+            serde_json::Value::String(text) => text.scrub(),
+            serde_json::Value::Array(items) => items.scrub(),
+            serde_json::Value::Object(map) if map.keys().any(|k| k.contains(is_forbidden_char)) => {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(mut key, mut value)| {
+                        key.scrub();
+                        value.scrub();
+                        (key, value)
+                    })
+                    .collect();
+            }
+            serde_json::Value::Object(map) => map.values_mut().for_each(Scrub::scrub),
+            serde_json::Value::Null | serde_json::Value::Bool(_) | serde_json::Value::Number(_) => {
+            }
+        }
+    }
 }
 
 #[cfg(test)]

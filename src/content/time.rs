@@ -1,14 +1,58 @@
-//! The time formats content may use. Every one is read into UTC.
+//! The time formats content may use. Every one is read into UTC, and every time the content
+//! gives, written or computed, lies in the years 0001–9999: feeds, sitemaps and browsers
+//! know no others, and the pages' own date arithmetic stays far from chrono's limits.
 
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Utc};
 
-use crate::model::Timestamp;
+use crate::model::{Duration, Timestamp};
 
 /// Shown when a time cannot be read.
 pub const ACCEPTED_FORMATS: &str = "write RFC 3339 like `2022-01-20T17:58:00Z` or `2022-01-20T09:58:00-08:00`, or `2022-01-20 17:58 UTC`";
 
+/// Shown when a time is outside the years content may use.
+pub const YEARS: &str = "times must fall in the years 0001 to 9999 (in UTC)";
+
+/// Why a time cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeError {
+    /// In none of the accepted formats.
+    Unreadable,
+    /// Read, but outside the years 0001–9999 once in UTC.
+    OutOfRange,
+}
+
+impl TimeError {
+    /// What would be right.
+    pub fn hint(self) -> &'static str {
+        match self {
+            TimeError::Unreadable => ACCEPTED_FORMATS,
+            TimeError::OutOfRange => YEARS,
+        }
+    }
+}
+
 /// Reads RFC 3339 (any offset), or `YYYY-MM-DD HH:MM[:SS] UTC`.
-pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
+pub fn parse_timestamp(text: &str) -> Result<Timestamp, TimeError> {
+    read(text).ok_or(TimeError::Unreadable).and_then(in_range)
+}
+
+/// The end of something that started at `start` and lasted `duration`.
+pub fn end_of(start: Timestamp, duration: Duration) -> Result<Timestamp, TimeError> {
+    TimeDelta::try_seconds(duration.seconds())
+        .and_then(|delta| start.checked_add_signed(delta))
+        .ok_or(TimeError::OutOfRange)
+        .and_then(in_range)
+}
+
+fn in_range(time: Timestamp) -> Result<Timestamp, TimeError> {
+    if (1..=9999).contains(&time.year()) {
+        Ok(time)
+    } else {
+        Err(TimeError::OutOfRange)
+    }
+}
+
+fn read(text: &str) -> Option<Timestamp> {
     let text = text.trim();
     if let Ok(time) = DateTime::parse_from_rfc3339(text) {
         return Some(time.with_timezone(&Utc));
@@ -51,6 +95,36 @@ mod tests {
     }
 
     #[test]
+    fn years_outside_0001_to_9999_are_refused() {
+        for text in [
+            "0000-01-01T00:00:00Z",
+            "0001-01-01T00:30:00+01:00",
+            "9999-12-31T23:00:00-05:00",
+        ] {
+            assert_eq!(parse_timestamp(text), Err(TimeError::OutOfRange), "{text}");
+        }
+        for text in [
+            "10000-01-01 00:00 UTC",
+            "+12345-01-01T00:00Z",
+            "-0001-01-01 00:00 UTC",
+        ] {
+            assert!(parse_timestamp(text).is_err(), "{text}");
+        }
+        assert!(parse_timestamp("0001-01-01T00:00:00Z").is_ok());
+        assert!(parse_timestamp("9999-12-31T23:59:59Z").is_ok());
+    }
+
+    #[test]
+    fn an_end_past_9999_is_refused() {
+        let start = parse_timestamp("9999-12-31 12:00 UTC").unwrap();
+        assert!(end_of(start, Duration::parse("11h").unwrap()).is_ok());
+        assert_eq!(
+            end_of(start, Duration::parse("1d").unwrap()),
+            Err(TimeError::OutOfRange)
+        );
+    }
+
+    #[test]
     fn every_accepted_format_reads_to_utc() {
         let want = "2022-01-20T17:58:00+00:00";
         assert_eq!(utc("2022-01-20T17:58:00Z"), want);
@@ -72,7 +146,7 @@ mod tests {
             "17:58 UTC",
             "2022-01-20 17:58",
         ] {
-            assert_eq!(parse_timestamp(text), None, "{text}");
+            assert_eq!(parse_timestamp(text), Err(TimeError::Unreadable), "{text}");
         }
     }
 }

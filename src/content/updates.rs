@@ -1,10 +1,23 @@
-//! The body of an incident: a summary, then updates that each start at a
+//! The body of an incident: a summary, then updates that each start at a top-level
 //! `### <time>: <status>` heading and run to the next one, whatever headings they hold.
+//!
+//! The headings are found in pulldown-cmark's own events, with the options the renderer
+//! uses, so what starts an update here is exactly what the page shows as a heading: a
+//! `###` line inside a code block, a list item or a quote is text, however it got there.
 
-use crate::content::fields::{FileCtx, Pos};
-use crate::content::time::{ACCEPTED_FORMATS, parse_timestamp};
+use std::ops::Range;
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use crate::content::fields::{FileCtx, Pos, time_error};
+use crate::content::time::{TimeError, parse_timestamp};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Status, Update};
+use crate::model::{Status, Timestamp, Update};
+
+/// The markdown dialect of content: the renderer parses with these options too.
+pub const MARKDOWN_OPTIONS: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_TASKLISTS);
 
 /// What a body holds.
 #[derive(Debug, Default, PartialEq)]
@@ -21,60 +34,67 @@ pub fn parse_body(
     first_line: usize,
     errors: &mut Vec<Diagnostic>,
 ) -> Body {
-    let mut summary = String::new();
-    let mut updates: Vec<Update> = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
-    for (i, line) in body.lines().enumerate() {
-        fence = track_fence(fence, line);
-        let heading = if fence.is_none() {
-            line.strip_prefix("### ")
-        } else {
-            None
-        };
-        if let Some(rest) = heading {
-            let pos = Pos::new(first_line + i, 5, rest.chars().count());
-            match read_heading(rest) {
-                Heading::Update(at, status) => {
-                    updates.push(Update {
-                        at,
-                        status: Status::parse(status),
-                        body: String::new(),
-                    });
-                    continue;
-                }
-                Heading::BadTime(time) => {
-                    errors.push(
-                        ctx.error(
-                            Pos {
-                                width: time.chars().count(),
-                                ..pos
-                            },
-                            format!("cannot read the time `{time}` of this update"),
-                        )
-                        .with_hint(ACCEPTED_FORMATS),
-                    );
-                    continue;
-                }
-                Heading::NoStatus => {
-                    errors.push(
-                        ctx.error(pos, "this update has no status")
-                            .with_hint("write `### 2022-01-20 17:58 UTC: investigating`"),
-                    );
-                    continue;
-                }
-                Heading::Text => {}
-            }
+    let mut lines = Lines::new(body, first_line);
+    // Each update: its time, status, and the byte range of its text in `body`.
+    let mut starts: Vec<(Timestamp, Status, Range<usize>)> = Vec::new();
+    let (headings, swallowed) = top_level_h3(body);
+    let mut swallowed_lines = Lines::new(body, first_line);
+    for offset in swallowed {
+        let line = &body[offset..];
+        let text = line[..line.find('\n').unwrap_or(line.len())].trim_end();
+        let looks_like_update = text
+            .strip_prefix("###")
+            .is_some_and(|rest| !matches!(read_heading(rest.trim()), Heading::Text));
+        if looks_like_update {
+            let (line, col) = swallowed_lines.at(offset);
+            errors.push(
+                ctx.error(
+                    Pos::new(line, col, text.chars().count()),
+                    "this update is inside the HTML above it, so it would show as text",
+                )
+                .with_hint("leave a blank line between the HTML and the `###` heading"),
+            );
         }
-        let target = match updates.last_mut() {
-            Some(update) => &mut update.body,
-            None => &mut summary,
+    }
+    for heading in headings {
+        let text = &body[heading.text.clone()];
+        let mut pos = || {
+            let (line, col) = lines.at(heading.text.start);
+            Pos::new(line, col, text.chars().count())
         };
-        target.push_str(line);
-        target.push('\n');
+        match read_heading(text) {
+            Heading::Update(at, status) => {
+                starts.push((at, Status::parse(status), heading.whole));
+            }
+            Heading::BadTime(time, error) => {
+                let at = Pos {
+                    width: time.chars().count(),
+                    ..pos()
+                };
+                errors.push(time_error(ctx, at, time, error));
+            }
+            Heading::NoStatus => errors.push(
+                ctx.error(pos(), "this update has no status")
+                    .with_hint("write `### 2022-01-20 17:58 UTC: investigating`"),
+            ),
+            Heading::Text => {}
+        }
     }
-    for update in &mut updates {
-        update.body = update.body.trim().to_string();
-    }
+    let summary = &body[..starts.first().map_or(body.len(), |(_, _, h)| h.start)];
+    let ends = starts
+        .iter()
+        .skip(1)
+        .map(|(_, _, heading)| heading.start)
+        .chain([body.len()]);
+    let mut updates: Vec<Update> = starts
+        .iter()
+        .zip(ends)
+        .map(|((at, status, heading), end)| Update {
+            at: *at,
+            status: status.clone(),
+            body: body[heading.end..end].trim().to_string(),
+        })
+        .collect();
     updates.sort_by_key(|update| update.at);
     Body {
         summary: strip_updates_heading(summary.trim()).to_string(),
@@ -82,49 +102,105 @@ pub fn parse_body(
     }
 }
 
+/// An H3 heading of the document itself (not inside a list, quote or other container).
+struct HeadingSpan {
+    /// The heading with its markers and line end.
+    whole: Range<usize>,
+    /// Its text, as written (markup and escapes kept).
+    text: Range<usize>,
+}
+
+/// The top-level H3 headings of `markdown`, in order, in one pass of the parser; and the
+/// offsets of lines starting `###` that an HTML block took in as its own (CommonMark
+/// ends such a block only at a blank line), which a writer almost surely meant as headings.
+fn top_level_h3(markdown: &str) -> (Vec<HeadingSpan>, Vec<usize>) {
+    let mut headings = Vec::new();
+    let mut swallowed = Vec::new();
+    let mut depth = 0usize;
+    let mut open: Option<HeadingSpan> = None;
+    for (event, range) in Parser::new_ext(markdown, MARKDOWN_OPTIONS).into_offset_iter() {
+        let start = range.start;
+        match event {
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H3,
+                ..
+            }) if depth == 0 => {
+                open = Some(HeadingSpan {
+                    text: range.end..range.end,
+                    whole: range,
+                });
+                depth += 1;
+            }
+            Event::End(TagEnd::Heading(HeadingLevel::H3)) if depth == 1 => {
+                headings.extend(open.take());
+                depth -= 1;
+            }
+            event => {
+                if let Some(heading) = &mut open {
+                    // The text runs from the first inline event to the end of the last.
+                    if heading.text.is_empty() {
+                        heading.text = range;
+                    } else {
+                        heading.text.end = heading.text.end.max(range.end);
+                    }
+                }
+                match event {
+                    Event::Html(html) if depth == 1 && html.starts_with("###") => {
+                        swallowed.push(start);
+                    }
+                    Event::Start(_) => depth += 1,
+                    Event::End(_) => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        }
+    }
+    (headings, swallowed)
+}
+
+/// Line and column of byte offsets that only grow: one scan of the text in all.
+struct Lines<'a> {
+    text: &'a str,
+    offset: usize,
+    line: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str, first_line: usize) -> Lines<'a> {
+        Lines {
+            text,
+            offset: 0,
+            line: first_line,
+        }
+    }
+
+    /// The 1-based line and column (in characters) of `offset`, at or after the last one.
+    fn at(&mut self, offset: usize) -> (usize, usize) {
+        self.line += self.text[self.offset..offset].matches('\n').count();
+        self.offset = offset;
+        let line_start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        (self.line, self.text[line_start..offset].chars().count() + 1)
+    }
+}
+
 enum Heading<'a> {
-    Update(crate::model::Timestamp, &'a str),
-    BadTime(&'a str),
+    Update(Timestamp, &'a str),
+    BadTime(&'a str, TimeError),
     NoStatus,
     Text,
 }
 
-fn read_heading(rest: &str) -> Heading<'_> {
-    let looks_like_time = rest.trim_start().starts_with(|c: char| c.is_ascii_digit());
-    match rest.split_once(": ") {
+fn read_heading(text: &str) -> Heading<'_> {
+    let looks_like_time = text.trim_start().starts_with(|c: char| c.is_ascii_digit());
+    match text.split_once(": ") {
         Some((time, status)) => match parse_timestamp(time) {
-            Some(_) if status.trim().is_empty() => Heading::NoStatus,
-            Some(at) => Heading::Update(at, status.trim()),
-            None if looks_like_time => Heading::BadTime(time),
-            None => Heading::Text,
+            Ok(_) if status.trim().is_empty() => Heading::NoStatus,
+            Ok(at) => Heading::Update(at, status.trim()),
+            Err(error) if looks_like_time => Heading::BadTime(time, error),
+            Err(_) => Heading::Text,
         },
-        None if parse_timestamp(rest.trim_end_matches(':')).is_some() => Heading::NoStatus,
+        None if parse_timestamp(text.trim_end_matches(':')).is_ok() => Heading::NoStatus,
         None => Heading::Text,
-    }
-}
-
-/// Follows fenced code blocks, so a `###` line inside one is left alone.
-/// The rules are CommonMark's: at most three spaces of indent, and a backtick fence's info
-/// string holds no backtick (```` ```kubectl``` was run ```` is inline code, not a fence).
-fn track_fence(fence: Option<(char, usize)>, line: &str) -> Option<(char, usize)> {
-    let trimmed = line.trim_start_matches(' ');
-    if line.len() - trimmed.len() > 3 {
-        return fence;
-    }
-    let Some(marker) = trimmed.chars().next().filter(|c| *c == '`' || *c == '~') else {
-        return fence;
-    };
-    let run = trimmed.chars().take_while(|c| *c == marker).count();
-    if run < 3 {
-        return fence;
-    }
-    match fence {
-        None if marker == '`' && trimmed[run..].contains('`') => None,
-        None => Some((marker, run)),
-        Some((open, len)) if open == marker && run >= len && trimmed[run..].trim().is_empty() => {
-            None
-        }
-        open => open,
     }
 }
 
@@ -206,6 +282,67 @@ mod tests {
              ### 2022-01-20 18:30 UTC: resolved\nFixed.\n",
         );
         assert_eq!(body.updates.len(), 2, "{body:?}");
+    }
+
+    #[test]
+    fn only_what_renders_as_a_top_level_heading_starts_an_update() {
+        // The fence of a list item closes indented; the heading after it is a heading.
+        let (body, errors) = parse(
+            "### 2024-03-05 14:00 UTC: investigating\n1. ```sh\n   run\n   ```\n\
+             ### 2024-03-05 15:00 UTC: resolved\nFixed.\n",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(body.updates.len(), 2, "{body:?}");
+        assert_eq!(body.updates[0].body, "1. ```sh\n   run\n   ```");
+        assert_eq!(body.updates[1].body, "Fixed.");
+        // Inside a list item or a quote, `###` is no heading of the page.
+        let (body, errors) = parse(
+            "### 2024-03-05 14:00 UTC: investigating\n- ### 2024-03-05 15:00 UTC: resolved\n\
+             \n> ### 2024-03-05 16:00 UTC: resolved\n",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(body.updates.len(), 1, "{body:?}");
+    }
+
+    #[test]
+    fn an_update_taken_in_by_html_is_an_error_not_a_lost_update() {
+        let (body, errors) = parse(
+            "### 2024-03-05 14:00 UTC: investigating\n<div>\n### 2024-03-05 17:00 UTC: resolved\n\
+             </div>\n<details>x\n### Not an update\n",
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!((errors[0].line, errors[0].col), (3, 1));
+        assert!(errors[0].message.contains("inside the HTML"));
+        assert_eq!(body.updates.len(), 1);
+    }
+
+    #[test]
+    fn heading_markup_is_the_renderers() {
+        // Up to three spaces of indent, a closing sequence: still a heading.
+        let (body, errors) = parse(
+            "Summary.\n\n   ### 2024-03-05 14:00 UTC: investigating ###\nA.\n###\t2024-03-05 15:00 UTC: resolved\nB.\n",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(body.summary, "Summary.");
+        assert_eq!(body.updates.len(), 2, "{body:?}");
+        assert_eq!(body.updates[0].status, Status::Investigating);
+        assert_eq!(body.updates[1].body, "B.");
+    }
+
+    #[test]
+    fn splitting_is_linear_in_the_body() {
+        let many: String = (0..20_000)
+            .map(|i| format!("### 2024-03-05 14:{:02} UTC: update\nline {i}\n", i % 60))
+            .collect();
+        let nested = format!("{}x\n", "> ".repeat(50_000));
+        let lists = format!("{}x\n", "- ".repeat(50_000));
+        let fences = "```\n".repeat(50_000);
+        for text in [many.as_str(), &nested, &lists, &fences] {
+            let started = std::time::Instant::now();
+            let _ = parse(text);
+            assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        }
+        assert_eq!(parse(&many).0.updates.len(), 20_000);
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Parser, Tag};
 
 use crate::content::source::clean_text;
+use crate::content::updates::MARKDOWN_OPTIONS;
 use crate::model::Status;
-use crate::render::markdown::OPTIONS;
 
 /// A status word is at most this long: it is a heading, not a sentence.
 const MAX_STATUS_CHARS: usize = 80;
@@ -129,7 +129,7 @@ enum Block {
 fn top_level_blocks(text: &str) -> Vec<(Block, Range<usize>)> {
     let mut blocks = Vec::new();
     let mut depth = 0usize;
-    for (event, range) in Parser::new_ext(text, OPTIONS).into_offset_iter() {
+    for (event, range) in Parser::new_ext(text, MARKDOWN_OPTIONS).into_offset_iter() {
         match event {
             Event::Start(tag) => {
                 if depth == 0 {

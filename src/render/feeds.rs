@@ -2,12 +2,11 @@
 //! never change; a feed's `updated` is its newest entry's, never the build time, so an
 //! unchanged archive gives byte-identical feeds.
 
-use std::borrow::Cow;
-
 use atom_syndication as atom;
 use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
 
+use crate::content::source::without_forbidden;
 use crate::render::views::{IncidentView, TimeView};
 
 /// One feed: the site's or a provider's.
@@ -47,7 +46,7 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
         mime_type: mime.map(str::to_string),
         ..Default::default()
     };
-    let text = |value: &str| atom::Text::plain(xml_safe(value).into_owned());
+    let text = |value: &str| atom::Text::plain(without_forbidden(value).into_owned());
     let entries = spec
         .entries
         .iter()
@@ -57,7 +56,7 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
             updated: parse_time(&incident.updated.iso),
             published: Some(parse_time(&incident.summary.started.iso)),
             authors: vec![atom::Person {
-                name: xml_safe(&incident.summary.provider.name).into_owned(),
+                name: without_forbidden(&incident.summary.provider.name).into_owned(),
                 ..Default::default()
             }],
             categories: vec![atom::Category {
@@ -72,7 +71,7 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
             )],
             summary: Some(text(&summary_line(incident))),
             content: Some(atom::Content {
-                value: Some(xml_safe(&entry_html(incident)).into_owned()),
+                value: Some(without_forbidden(&entry_html(incident)).into_owned()),
                 content_type: Some("html".to_string()),
                 ..Default::default()
             }),
@@ -94,7 +93,7 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
             link(spec.home_url.clone(), "alternate", Some("text/html")),
         ],
         authors: vec![atom::Person {
-            name: xml_safe(&spec.title).into_owned(),
+            name: without_forbidden(&spec.title).into_owned(),
             ..Default::default()
         }],
         generator: Some(atom::Generator {
@@ -118,9 +117,9 @@ pub fn rss(spec: &FeedSpec) -> Vec<u8> {
         .entries
         .iter()
         .map(|incident| rss::Item {
-            title: Some(xml_safe(&incident.summary.title).into_owned()),
+            title: Some(without_forbidden(&incident.summary.title).into_owned()),
             link: Some(incident.summary.url.clone()),
-            description: Some(xml_safe(&entry_html(incident)).into_owned()),
+            description: Some(without_forbidden(&entry_html(incident)).into_owned()),
             guid: Some(rss::Guid {
                 value: incident.tag.clone(),
                 permalink: false,
@@ -134,9 +133,9 @@ pub fn rss(spec: &FeedSpec) -> Vec<u8> {
         })
         .collect();
     let channel = rss::Channel {
-        title: xml_safe(&spec.title).into_owned(),
+        title: without_forbidden(&spec.title).into_owned(),
         link: spec.home_url.clone(),
-        description: xml_safe(&spec.description).into_owned(),
+        description: without_forbidden(&spec.description).into_owned(),
         language: Some(spec.language.to_string()),
         last_build_date: Some(parse_time(&spec.updated()).to_rfc2822()),
         generator: Some("outages".to_string()),
@@ -273,26 +272,4 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-/// Removes the characters XML 1.0 forbids (C0 controls other than tab and newlines,
-/// U+FFFE, U+FFFF): feed crates write them as they are and readers then reject the feed.
-pub fn xml_safe(text: &str) -> Cow<'_, str> {
-    let forbidden = |c: char| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}');
-    if text.contains(forbidden) {
-        Cow::Owned(text.chars().filter(|c| !forbidden(*c)).collect())
-    } else {
-        Cow::Borrowed(text)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn forbidden_xml_characters_are_removed() {
-        assert_eq!(xml_safe("a\u{0}b\u{1b}c\td\n\u{fffe}"), "abc\td\n");
-        assert!(matches!(xml_safe("clean"), Cow::Borrowed(_)));
-    }
 }

@@ -1,17 +1,16 @@
 //! Markdown → HTML that is safe to embed: pulldown-cmark renders, ammonia sanitises.
 //! Content comes from third-party status pages, so nothing it holds is trusted.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
 use ammonia::{Builder, UrlRelative};
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd, html};
 
+use crate::content::source::without_forbidden;
+use crate::content::updates::MARKDOWN_OPTIONS;
 use crate::render::balance::{MAX_DEPTH, balance};
-
-pub const OPTIONS: Options = Options::ENABLE_TABLES
-    .union(Options::ENABLE_STRIKETHROUGH)
-    .union(Options::ENABLE_TASKLISTS);
 
 static TAGS: &[&str] = &[
     "a",
@@ -97,6 +96,15 @@ thread_local! {
 /// WHATWG URL join against the page, then http, https or mailto only). That skips an HTML
 /// parse per update, the largest cost of a build.
 pub fn to_html(markdown: &str, page_url: &str) -> String {
+    let html = render(markdown, page_url);
+    // A character reference (`&#27;`) decodes to a character no page or feed may hold.
+    match without_forbidden(&html) {
+        Cow::Owned(clean) => clean,
+        Cow::Borrowed(_) => html,
+    }
+}
+
+fn render(markdown: &str, page_url: &str) -> String {
     if markdown.trim().is_empty() {
         return String::new();
     }
@@ -116,7 +124,7 @@ pub fn to_html(markdown: &str, page_url: &str) -> String {
 /// HTML does in [`balance`]: no page holds more nesting than a browser renders.
 fn events(markdown: &str) -> impl Iterator<Item = Event<'_>> {
     let mut depth = 0usize;
-    Parser::new_ext(markdown, OPTIONS).filter_map(move |event| {
+    Parser::new_ext(markdown, MARKDOWN_OPTIONS).filter_map(move |event| {
         let kept = match event {
             Event::Start(_) => {
                 depth += 1;
@@ -233,6 +241,22 @@ mod tests {
     use super::*;
 
     const PAGE: &str = "https://example.com/repo/a/b/";
+
+    #[test]
+    fn character_references_never_write_forbidden_characters() {
+        for markdown in [
+            "a&#27;b &#x7f;",
+            "<b>a&#27;b</b>",
+            "[a&#1;b](https://x.test/ \"t&#2;\")",
+        ] {
+            let html = to_html(markdown, PAGE);
+            assert!(
+                !html.contains(crate::content::source::is_forbidden_char),
+                "{html:?}"
+            );
+            assert!(html.contains('a') && html.contains('b'), "{html:?}");
+        }
+    }
 
     #[test]
     fn harmless_markup_stays() {

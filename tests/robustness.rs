@@ -1,0 +1,292 @@
+//! No content file can crash, stall or smuggle anything into a build: every time and
+//! duration is checked, every file costs time and memory linear in its size, escaped
+//! control characters are dropped, and updates split where the page shows headings.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Site, incident, select, stderr, text, tree};
+use outages::content::source::is_forbidden_char;
+
+/// The front matter of a valid incident, with `more` lines added.
+fn front(more: &str) -> String {
+    format!("---\ntitle: X\nstarted: 2024-03-05T14:00:00Z\nimpact: major\n{more}---\nBody.\n")
+}
+
+/// Runs `args`, which must fail with the usual exit code (1, not a panic's 101), and
+/// returns its stderr.
+fn fails(site: &Site, args: &[&str]) -> String {
+    let output = site.run(args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+/// The message of the error at `path:line_col`, asserting it is there.
+fn message_at<'a>(site: &Site, err: &'a str, file: &str, line_col: &str) -> &'a str {
+    let location = format!("{}:{line_col}", site.path(file).display());
+    err.split(&location)
+        .nth(1)
+        .unwrap_or_else(|| panic!("{location} missing from:\n{err}"))
+        .split("\n\n")
+        .next()
+        .unwrap()
+}
+
+#[test]
+fn huge_durations_and_years_past_9999_are_errors_at_their_position_not_crashes() {
+    let site = Site::new(&[
+        (
+            "content/acme/secs.md",
+            &front("duration: 9000000000000000s\n"),
+        ),
+        ("content/acme/days.md", &front("duration: 100000000d\n")),
+        ("content/acme/over.md", &front("duration: 3651d\n")),
+        (
+            "content/acme/year0.md",
+            "---\ntitle: X\nstarted: 0000-06-01T14:00:00Z\nimpact: major\n---\n",
+        ),
+        (
+            "content/acme/offset.md",
+            "---\ntitle: X\nstarted: 2024-03-05T14:00:00Z\nresolved: 9999-12-31T23:00:00-05:00\nimpact: major\n---\n",
+        ),
+        (
+            "content/acme/end.md",
+            "---\ntitle: X\nstarted: 9999-12-31T12:00:00Z\nduration: 1d\nimpact: major\n---\n",
+        ),
+        (
+            "content/acme/update.md",
+            &format!("{}### 0000-01-01 10:00 UTC: resolved\n", front("")),
+        ),
+        ("content/acme/fine.md", &front("duration: 3650d\n")),
+    ]);
+    for command in ["build", "check"] {
+        let err = fails(&site, &[command]);
+        for (file, line_col, words) in [
+            ("secs.md", "5:11", "is too long"),
+            ("days.md", "5:11", "at most 3650d (ten years)"),
+            ("over.md", "5:11", "is too long"),
+            ("year0.md", "3:10", "outside the years 0001 to 9999"),
+            ("offset.md", "4:11", "outside the years 0001 to 9999"),
+            ("end.md", "4:11", "falls after the year 9999"),
+            ("update.md", "7:5", "outside the years 0001 to 9999"),
+        ] {
+            let message = message_at(&site, &err, &format!("content/acme/{file}"), line_col);
+            assert!(
+                message.contains(words),
+                "`{words}` missing for {file}: {message}"
+            );
+        }
+        assert!(err.contains("7 errors in 7 files"), "all at once:\n{err}");
+    }
+}
+
+#[test]
+fn an_alias_bomb_is_refused_at_once() {
+    // 500 KB that aliases would repeat into 45 MB, on every page that shows components.
+    let big = "x".repeat(500_000);
+    let aliases = vec!["*a"; 90].join(", ");
+    let site = Site::new(&[(
+        "content/acme/bomb.md",
+        &front(&format!(
+            "extra: {{pad: &a \"{big}\"}}\ncomponents: [{aliases}]\n"
+        )),
+    )]);
+    let started = Instant::now();
+    let err = fails(&site, &["build"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let message = message_at(&site, &err, "content/acme/bomb.md", "6:14");
+    assert!(message.contains("aliases (`*name`)"), "{message}");
+    assert!(!site.path("public").exists());
+}
+
+#[test]
+fn deep_nesting_in_front_matter_is_a_clear_error() {
+    let deep = format!("extra: {}1{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let site = Site::new(&[("content/acme/deep.md", &front(&deep))]);
+    let err = fails(&site, &["build"]);
+    assert!(err.contains("nested too deep: at most 32 levels"), "{err}");
+}
+
+#[test]
+fn a_fifo_under_content_neither_hangs_a_build_nor_a_reread() {
+    let site = Site::new(&[(
+        "content/acme/ok.md",
+        &incident("Ok", "2024-03-05T14:00:00Z"),
+    )]);
+    let fifo = site.path("content/acme/pipe.md");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|status| status.success()) {
+        eprintln!("no mkfifo here; skipped");
+        return;
+    }
+    // A file swapped for a FIFO after the listing (what `serve` rereads by name) is
+    // refused at once; reading it used to wait for a writer forever.
+    let root = site.root().to_path_buf();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let loaded =
+            outages::content::load_file(&root, std::path::Path::new("content/acme/pipe.md"));
+        let _ = send.send(loaded.err().unwrap_or_default());
+    });
+    let errors = receive
+        .recv_timeout(Duration::from_secs(10))
+        .expect("reading a FIFO returns at once");
+    assert!(
+        errors[0].message.contains("not a regular file"),
+        "{errors:?}"
+    );
+    site.build(&[]);
+    assert!(site.read("acme/ok/index.html").contains("Ok"));
+}
+
+#[test]
+fn a_file_over_4_mib_is_refused_by_its_size() {
+    let site = Site::new(&[]);
+    let mut text = front("");
+    text.push_str(&"word ".repeat(900_000));
+    site.write("content/acme/long.md", &text);
+    let err = fails(&site, &["build"]);
+    let message = message_at(&site, &err, "content/acme/long.md", "");
+    assert!(message.contains("over the limit of 4194304"), "{message}");
+}
+
+#[test]
+fn a_problem_on_every_line_is_reported_in_linear_time() {
+    // Each line of an export's facts past the regions is an error: 30,000 of them took
+    // over half a minute when every error scanned the file for its line.
+    let mut export = String::from(
+        "# T\n\n- Provider: acme\n- Impact: major\n- started 2024-03-05 14:00 UTC\n- a\n- b\n",
+    );
+    for i in 0..30_000 {
+        export.push_str(&format!("- junk {i}\n"));
+    }
+    // And a flood of unknown keys on one line, each of which would copy the line.
+    let keys: Vec<String> = (0..30_000).map(|i| format!("k{i}: 1")).collect();
+    let site = Site::new(&[
+        ("content/acme/export.md", &export),
+        (
+            "content/acme/keys.md",
+            &format!("---\n{{{}}}\n---\n", keys.join(", ")),
+        ),
+    ]);
+    let started = Instant::now();
+    let err = fails(&site, &["check"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(err.contains("unexpected line in the export's facts"));
+    let message = message_at(&site, &err, "content/acme/export.md", "30007:3");
+    assert!(message.contains("unexpected line"), "{message}");
+    assert!(
+        err.contains("29980 more unknown fields"),
+        "{}",
+        &err[err.len() - 300..]
+    );
+}
+
+#[test]
+fn escaped_control_characters_never_reach_the_output() {
+    let site = Site::new(&[
+        (
+            "content/acme/escaped.md",
+            "---\ntitle: \"Down\\u0000 \\u001b[31mnow\\ufffe\\U0010FFFF\\x85\"\nstarted: 2024-03-05T14:00:00Z\nimpact: major\n\
+             components: [\"API\\u0007\"]\nregions: [\"eu\\u000c\"]\nid: \"X\\u0001-1\"\n\
+             extra: {\"k\\u0002\": \"v\\u0003\"}\nsource: {kind: \"statuspage\\u0004\", id: \"abc\\u0005\"}\n---\n\
+             ### 2024-03-05 14:00 UTC: investigating\nLooking.\n",
+        ),
+        (
+            "content/acme/_index.md",
+            "---\nname: \"Acme\\u001b Cloud\"\ndescription: \"All\\u0000 good\"\n---\n",
+        ),
+    ]);
+    site.build(&[]);
+    let page = site.html("acme/escaped/index.html");
+    let title = text(&select(&page, "h1")[0]);
+    assert_eq!(title, "Down [31mnow");
+    for (path, bytes) in tree(&site.path("public")) {
+        if path.ends_with(".gz") || path.ends_with(".br") {
+            continue;
+        }
+        let text = String::from_utf8(bytes).unwrap();
+        let bad: Vec<char> = text.chars().filter(|c| is_forbidden_char(*c)).collect();
+        assert!(bad.is_empty(), "{path} holds {bad:?}");
+        // JSON writes controls as escapes.
+        for escape in ["\\u0000", "\\u0001", "\\u001b", "\\u0007"] {
+            assert!(!text.contains(escape), "{path} holds {escape}");
+        }
+    }
+    assert!(site.read("acme/index.html").contains("Acme Cloud"));
+}
+
+#[test]
+fn updates_split_exactly_where_the_page_shows_headings() {
+    let site = Site::new(&[(
+        "content/acme/fence.md",
+        &front("resolved: 2024-03-05T15:00:00Z\n").replace(
+            "Body.\n",
+            "### 2024-03-05 14:00 UTC: investigating\nWe ran:\n\n1. ```sh\n   kubectl rollout undo\n   ```\n\
+             ### 2024-03-05 15:00 UTC: resolved\nFixed.\n",
+        ),
+    )]);
+    site.build(&[]);
+    let page = site.html("acme/fence/index.html");
+    let updates = select(&page, "ol.timeline > li");
+    assert_eq!(
+        updates.len(),
+        2,
+        "the heading after the list item's fence is an update"
+    );
+    assert!(
+        text(&updates[1]).contains("resolved"),
+        "{}",
+        text(&updates[1])
+    );
+    assert!(text(&updates[1]).contains("Fixed."));
+    assert!(text(&updates[0]).contains("kubectl rollout undo"));
+    assert!(!text(&updates[0]).contains("Fixed."));
+}
+
+#[test]
+fn two_incidents_with_one_id_are_an_error_naming_both() {
+    let with_id = |title: &str, id: &str| {
+        incident(title, "2024-03-05T14:00:00Z").replacen("---\n", &format!("---\nid: {id}\n"), 1)
+    };
+    let site = Site::new(&[
+        ("content/acme/a.md", &with_id("A", "tag-1")),
+        ("content/acme/b.md", &with_id("B", "tag-1")),
+        // An id that is another incident's slug gives the same feed entry id too.
+        ("content/acme/c.md", &with_id("C", "a-slug")),
+        (
+            "content/acme/a-slug.md",
+            &incident("D", "2024-03-05T14:00:00Z"),
+        ),
+        // The same id under another provider is another entry.
+        ("content/other/a.md", &with_id("E", "tag-1")),
+        // And an unrelated error, reported in the same run.
+        (
+            "content/acme/bad.md",
+            "---\ntitle: X\nstarted: 2024-03-05T14:00:00Z\nimpact: sever\n---\n",
+        ),
+    ]);
+    let err = fails(&site, &["build"]);
+    let message = message_at(&site, &err, "content/acme/b.md", "2:5");
+    assert!(
+        message.contains("`tag-1` is already the id of an incident of `acme`"),
+        "{message}"
+    );
+    let first = format!("{}:2:5", site.path("content/acme/a.md").display());
+    assert!(message.contains(&first), "{message}");
+    let message = message_at(&site, &err, "content/acme/c.md", "2:5");
+    assert!(message.contains("a-slug.md (its slug)"), "{message}");
+    assert!(err.contains("3 errors in 3 files"), "{err}");
+    assert!(!site.path("public").exists());
+}
