@@ -179,6 +179,13 @@ pub fn load_file(root: &Path, relative: &Path) -> Result<Loaded, Vec<Diagnostic>
     let path = display_path(root, relative);
     let bytes = std::fs::read(root.join(relative))
         .map_err(|e| vec![Diagnostic::file(&path, format!("cannot read: {e}"))])?;
+    load_bytes(root, relative, bytes)
+}
+
+/// Parses the bytes of one file, `relative` to the site root, as [`load_file`] does once it
+/// has read them (the fuzz targets feed it directly).
+pub fn load_bytes(root: &Path, relative: &Path, bytes: Vec<u8>) -> Result<Loaded, Vec<Diagnostic>> {
+    let path = display_path(root, relative);
     let text = source::clean_text(bytes).map_err(|e| vec![e.into_diagnostic(&path)])?;
     let ctx = FileCtx::new(&path, &text);
     if text.trim().is_empty() {
