@@ -11,10 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use outages::build::{self, Error, Options, Summary};
 use outages::config::BaseUrl;
-use outages::content::source::clean_text;
 use outages::diagnostics::Diagnostics;
-use outages::import::{self, Outcome, atom, scaffold, statuspage};
-use outages::model::Slug;
+use outages::import::{self, scaffold};
 use outages::serve::{self, ServeOptions};
 
 #[derive(Parser)]
@@ -187,61 +185,37 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Reads the payload, converts every incident, then writes; bad input writes nothing.
+/// Runs an import and prints what it did to each incident.
 fn import(source: ImportSource) -> ExitCode {
-    let (file, provider, root) = match &source {
+    let request = match &source {
         ImportSource::Statuspage {
             file,
             provider,
             site,
-        } => (file, provider.clone(), &site.root),
+        } => import::Request {
+            format: import::Format::Statuspage,
+            file,
+            provider: provider.as_deref(),
+            root: &site.root,
+        },
         ImportSource::Atom {
             file,
             provider,
             site,
-        } => (file, Some(provider.clone()), &site.root),
-    };
-    let text = match std::fs::read(file) {
-        Ok(bytes) => match clean_text(bytes) {
-            Ok(text) => text,
-            Err(error) => return invalid(Diagnostics(vec![error.into_diagnostic(file)])),
+        } => import::Request {
+            format: import::Format::Atom,
+            file,
+            provider: Some(provider),
+            root: &site.root,
         },
-        Err(e) => return usage_error(&format!("cannot read {}: {e}", file.display())),
     };
-    let parsed = match source {
-        ImportSource::Statuspage { .. } => {
-            statuspage::parse(file, &text).map(|p| (p.page, p.incidents))
-        }
-        ImportSource::Atom { .. } => atom::parse(file, &text).map(|incidents| (None, incidents)),
-    };
-    let (page, incidents) = match parsed {
-        Ok(parsed) => parsed,
-        Err(diagnostic) => return invalid(Diagnostics(vec![diagnostic])),
-    };
-    let Some(name) = provider.or(page) else {
-        return usage_error("the payload does not name its page: pass --provider SLUG");
-    };
-    let provider = match Slug::from_name(&name) {
-        Ok(slug) => slug,
-        Err(e) => return usage_error(&format!("the provider `{name}` {e}")),
-    };
-    match import::write(root, &provider, &incidents) {
-        Ok(outcomes) => {
-            for outcome in &outcomes {
-                println!("{outcome}");
-            }
-            let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();
-            println!(
-                "imported {} incidents into content/{provider}/: {} created, {} updated, {} unchanged, {} skipped",
-                outcomes.len(),
-                count(|o| matches!(o, Outcome::Created { .. })),
-                count(|o| matches!(o, Outcome::Updated { .. })),
-                count(|o| matches!(o, Outcome::Unchanged { .. })),
-                count(|o| matches!(o, Outcome::Skipped { .. })),
-            );
+    match import::run(&request) {
+        Ok(report) => {
+            println!("{report}");
             ExitCode::SUCCESS
         }
-        Err(errors) => invalid(Diagnostics(errors)),
+        Err(import::Error::Usage(message)) => usage_error(&message),
+        Err(import::Error::Invalid(errors)) => invalid(Diagnostics(errors)),
     }
 }
 

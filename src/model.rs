@@ -324,6 +324,10 @@ pub struct Update {
 pub struct Source {
     pub kind: String,
     pub id: String,
+    /// What the import last wrote, as fingerprints (see `import::record`): how the next
+    /// import tells a hand edit.
+    #[serde(default)]
+    pub imported: Option<String>,
 }
 
 /// One incident, fully validated.

@@ -4,7 +4,7 @@
 
 mod downguide;
 pub mod fields;
-mod frontmatter;
+pub mod frontmatter;
 pub mod source;
 pub mod time;
 mod updates;

@@ -9,9 +9,9 @@ use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
 use quick_xml::Reader;
 use scraper::{Html, Selector};
 
-use super::Imported;
+use super::{Imported, identity};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Source, Status, Timestamp, Update};
+use crate::model::{Impact, Status, Timestamp, Update};
 
 pub fn parse(path: &Path, text: &str) -> Result<Vec<Imported>, Diagnostic> {
     check_xml(path, text)?;
@@ -63,12 +63,22 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Imported>, Diagnostic> {
                 body: body.to_string(),
             });
         }
-        let id = entry
+        let tag = entry
             .id()
             .rsplit('/')
             .next()
             .unwrap_or(entry.id())
             .to_string();
+        let link = entry.links().first().map(|l| l.href().to_string());
+        // The incident's page, `…/incidents/<code>`, names it as the JSON API does.
+        let code = link.as_deref().and_then(incident_code);
+        let (source, legacy) = match code {
+            Some(code) => (
+                identity("statuspage", code),
+                Some(identity("statuspage-atom", &tag)),
+            ),
+            None => (identity("statuspage-atom", &tag), None),
+        };
         let maintenance = updates.iter().any(|u| {
             matches!(
                 u.status,
@@ -83,32 +93,30 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Imported>, Diagnostic> {
             .max();
         incidents.push(
             Imported {
-                source: Source {
-                    kind: "statuspage-atom".into(),
-                    id,
-                },
+                source,
+                legacy,
                 title: entry.title().as_str().to_string(),
                 started,
                 resolved,
                 // The feed does not say how bad it was.
-                impact: if maintenance {
-                    Impact::Maintenance
-                } else {
-                    Impact::None
-                },
+                impact: maintenance.then_some(Impact::Maintenance),
                 components: Vec::new(),
-                official_url: entry
-                    .links()
-                    .first()
-                    .map(|l| l.href().to_string())
-                    .filter(|u| crate::model::WebUrl::parse(u).is_some()),
+                official_url: link,
                 extra: None,
                 updates,
+                approximate: true,
             }
             .tidy(),
         );
     }
     Ok(incidents)
+}
+
+/// The Statuspage incident code in an incident page's address.
+fn incident_code(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("/incidents/")?;
+    let code = rest.split(['/', '?', '#']).next()?;
+    (!code.is_empty() && code.chars().all(|c| c.is_ascii_alphanumeric())).then_some(code)
 }
 
 /// `Aug 17, 20:45 UTC` (or `Aug 17, 2025 - 20:45 UTC`), in the year that puts it at or

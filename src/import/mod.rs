@@ -1,36 +1,53 @@
 //! Importing incidents from status pages into canonical content files (SPEC §2a), and the
-//! `new` and `init` scaffolds. An import is idempotent and never loses an update: an
-//! incident already in the archive (found by its `source` id) gets the updates it lacks;
-//! a file edited by hand since it was imported is left alone and reported.
+//! `new` and `init` scaffolds.
+//!
+//! An import is idempotent, lossless and faithful: an incident is found again by its
+//! `source` identity anywhere under `content/` (a Statuspage incident code, whichever of
+//! the JSON API or the Atom feed it came from); what a person changed in a file is kept,
+//! field by field ([`record`] remembers what the import last wrote); the provider's new
+//! updates are always added; provider text never becomes structure ([`text`]); and a file
+//! is only ever created without replacing anything, or replaced whole ([`files`]).
 
 pub mod atom;
+mod files;
+mod merge;
+pub mod record;
 pub mod scaffold;
 pub mod statuspage;
+pub mod text;
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
-use chrono::SecondsFormat;
+use chrono::{Datelike, SecondsFormat};
 
-use crate::content::{self, CONTENT_DIR, Loaded, source::clean_text};
+use crate::content::source::clean_text;
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Incident, Slug, Source, Timestamp, Update};
+use crate::model::{Impact, Slug, Source, Timestamp, Update};
+
+pub use files::create_file;
 
 /// An incident as a status page gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {
+    /// Who the incident is: the same for every source that tells of it.
     pub source: Source,
+    /// Another identity an earlier version gave the same incident (an Atom entry's tag id),
+    /// so files it wrote are found too.
+    pub legacy: Option<Source>,
     pub title: String,
     pub started: Timestamp,
     pub resolved: Option<Timestamp>,
-    pub impact: Impact,
+    /// `None` when the source does not say (a feed).
+    pub impact: Option<Impact>,
     pub components: Vec<String>,
     pub official_url: Option<String>,
     /// Free-form facts the format has no field for (a maintenance's scheduled window).
     pub extra: Option<serde_json::Value>,
-    /// In time order.
+    /// In time order; bodies as the provider wrote them, cleaned.
     pub updates: Vec<Update>,
+    /// Times to the minute only (a feed): they fill what a file lacks, never replace it.
+    pub approximate: bool,
 }
 
 /// A string as YAML reads it back exactly: JSON's double-quoted strings are YAML too.
@@ -42,302 +59,279 @@ fn time(at: Timestamp) -> String {
     at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
 }
 
+/// A source identity with nothing recorded.
+pub fn identity(kind: &str, id: &str) -> Source {
+    Source {
+        kind: kind.to_string(),
+        id: id.to_string(),
+        imported: None,
+    }
+}
+
 impl Imported {
-    /// Trims what the loader trims, so that a file reads back to exactly this value.
+    /// Cleans what a provider sent into what a file can hold and read back as it is: one-line
+    /// title (the id when blank), components and statuses; bodies without forbidden
+    /// characters; updates in time order, an exact repeat dropped.
     pub fn tidy(mut self) -> Imported {
-        self.title = self.title.trim().to_string();
+        self.source.id = text::one_line(&self.source.id);
+        self.title = text::one_line(&self.title);
+        if self.title.is_empty() {
+            self.title = format!("Incident {}", self.source.id);
+        }
         let mut components: Vec<String> = Vec::new();
-        for component in self
-            .components
-            .iter()
-            .map(|c| c.trim())
-            .filter(|c| !c.is_empty())
-        {
-            if !components.iter().any(|c| c == component) {
-                components.push(component.to_string());
+        for component in self.components.iter().map(|c| text::one_line(c)) {
+            if !component.is_empty() && !components.contains(&component) {
+                components.push(component);
             }
         }
         self.components = components;
+        self.official_url = self
+            .official_url
+            .filter(|url| crate::model::WebUrl::parse(url).is_some_and(|u| u.as_str() == url));
         for update in &mut self.updates {
-            update.body = clean_text(update.body.trim().as_bytes().to_vec())
-                .unwrap_or_default()
-                .trim()
-                .to_string();
+            update.status = text::status(update.status.as_str());
+            update.body = text::clean_body(&update.body);
         }
-        self.updates.sort_by_key(|u| u.at);
+        // In time order, and by text within one time so an exact repeat is dropped wherever
+        // the payload had it.
+        self.updates.sort_by(|a, b| {
+            (a.at, a.status.as_str(), &a.body).cmp(&(b.at, b.status.as_str(), &b.body))
+        });
+        self.updates.dedup();
+        self.resolved = self.resolved.filter(|end| *end >= self.started);
         self
     }
 
-    /// The canonical file for this incident. Times keep every digit the source gave.
-    pub fn render(&self) -> String {
-        let mut out = String::from("---\n");
-        let _ = writeln!(out, "title: {}", quoted(&self.title));
-        let _ = writeln!(out, "started: {}", time(self.started));
-        if let Some(resolved) = self.resolved {
-            let _ = writeln!(out, "resolved: {}", time(resolved));
+    /// What in it no file could hold, said in the user's words.
+    fn problem(&self) -> Option<String> {
+        if self.source.id.is_empty() {
+            return Some(format!("the incident `{}` has no id", self.title));
         }
-        let _ = writeln!(out, "impact: {}", self.impact.keyword());
-        if !self.components.is_empty() {
-            let list: Vec<String> = self.components.iter().map(|c| quoted(c)).collect();
-            let _ = writeln!(out, "components: [{}]", list.join(", "));
-        }
-        let _ = writeln!(out, "id: {}", quoted(&self.source.id));
-        if let Some(url) = &self.official_url {
-            let _ = writeln!(out, "official_url: {}", quoted(url));
-        }
-        let _ = writeln!(
-            out,
-            "source: {{kind: {}, id: {}}}",
-            quoted(&self.source.kind),
-            quoted(&self.source.id)
-        );
-        if let Some(extra) = &self.extra {
-            let _ = writeln!(out, "extra: {extra}");
-        }
-        out.push_str("---\n## Updates\n");
-        for update in &self.updates {
-            let _ = writeln!(out, "### {}: {}", time(update.at), update.status.as_str());
-            let body = update.body.trim();
-            if !body.is_empty() {
-                out.push_str(body);
-                out.push('\n');
-            }
-        }
-        out
+        let times = [self.started]
+            .into_iter()
+            .chain(self.resolved)
+            .chain(self.updates.iter().map(|u| u.at));
+        times
+            .into_iter()
+            .find(|t| !(1..=9999).contains(&t.year()))
+            .map(|t| {
+                format!(
+                    "the incident `{}` has the time {} outside the years 0001-9999",
+                    self.source.id,
+                    time(t)
+                )
+            })
     }
 
-    /// Reads back a file this importer wrote; `None` when it holds what an import never
-    /// writes (a summary, regions...), which means it was edited by hand.
-    fn from_incident(incident: &Incident) -> Option<Imported> {
-        let plain = incident.summary.is_empty()
-            && incident.regions.is_empty()
-            && incident.level.is_none()
-            && incident.aliases.is_empty()
-            && incident.attribution.is_none()
-            && !incident.draft;
-        if !plain {
-            return None;
-        }
-        Some(Imported {
-            source: incident.source.clone()?,
-            title: incident.title.clone(),
-            started: incident.started,
-            resolved: incident.resolved,
-            impact: incident.impact,
-            components: incident.components.clone(),
-            official_url: incident
-                .official_url
-                .as_ref()
-                .map(|u| u.as_str().to_string()),
-            extra: incident.extra.clone(),
-            updates: incident.updates.clone(),
-        })
-    }
-
-    /// This import merged into what the archive already holds: every update of both (the
-    /// same time and status is one update), and the facts of whichever is more recent.
-    fn merged_with(&self, existing: &Imported) -> Imported {
+    /// Another report of the same incident in the same payload: every update of both, the
+    /// facts of the more recent.
+    fn absorb(&mut self, other: Imported) {
         let newest = |i: &Imported| i.updates.iter().map(|u| u.at).max();
-        let (mut merged, other) = if newest(self) >= newest(existing) {
-            (self.clone(), existing)
+        let mut updates = std::mem::take(&mut self.updates);
+        let mut components = std::mem::take(&mut self.components);
+        let resolved = self.resolved.or(other.resolved);
+        if newest(&other) >= newest(self) {
+            updates.extend(other.updates.iter().cloned());
+            components.extend(other.components.iter().cloned());
+            *self = other;
         } else {
-            (existing.clone(), self)
-        };
-        // Every update of the newer side, then those of the other it lacks. Two updates in
-        // the same minute with the same status are both kept unless their text is the same.
-        let key = |u: &Update| (u.at, u.status.as_str().to_string(), u.body.clone());
-        let mut present: BTreeMap<(Timestamp, String, String), usize> = BTreeMap::new();
-        for update in &merged.updates {
-            *present.entry(key(update)).or_default() += 1;
+            updates.extend(other.updates);
+            components.extend(other.components);
         }
-        for update in &other.updates {
-            match present.get_mut(&key(update)) {
-                Some(count) if *count > 0 => *count -= 1,
-                _ => merged.updates.push(update.clone()),
-            }
-        }
-        merged.updates.sort_by_key(|u| u.at);
-        merged.resolved = merged.resolved.or(other.resolved);
-        for component in &other.components {
-            if !merged.components.contains(component) {
-                merged.components.push(component.clone());
-            }
-        }
-        merged
+        self.updates = updates;
+        self.components = components;
+        self.resolved = self.resolved.or(resolved);
+        *self = self.clone().tidy();
     }
 }
 
-/// What happened to one incident of an import.
+/// Which payload format a file is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Statuspage,
+    Atom,
+}
+
+/// An import to run.
+pub struct Request<'a> {
+    pub format: Format,
+    pub file: &'a Path,
+    /// The provider's folder under content/; `None` to take the page's name.
+    pub provider: Option<&'a str>,
+    pub root: &'a Path,
+}
+
+/// Why an import did nothing.
+#[derive(Debug)]
+pub enum Error {
+    /// The command was wrong (exit 2).
+    Usage(String),
+    /// The payload or the archive is (exit 1).
+    Invalid(Vec<Diagnostic>),
+}
+
+/// What an import did, incident by incident.
+#[derive(Debug)]
+pub struct Report {
+    pub provider: Slug,
+    pub outcomes: Vec<Outcome>,
+}
+
+/// What happened to one incident.
+#[derive(Debug, PartialEq)]
+pub struct Outcome {
+    /// Relative to the site root.
+    pub path: PathBuf,
+    pub change: Change,
+    /// What a person changed that the import left as it was.
+    pub kept: Vec<Kept>,
+}
+
 #[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Change {
     Created {
-        path: PathBuf,
         updates: usize,
     },
     Updated {
-        path: PathBuf,
         new_updates: usize,
     },
-    Unchanged {
-        path: PathBuf,
-    },
-    /// Edited by hand since it was imported: left alone.
-    Skipped {
-        path: PathBuf,
-        new_updates: usize,
-    },
+    Unchanged,
+    /// A file holds the incident (its `id`) without a `source:` line: taken over by hand,
+    /// left alone.
+    Yours,
 }
 
-impl std::fmt::Display for Outcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+/// A hand edit the import kept.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kept {
+    /// A field: its value in the file and the one the provider gives now.
+    Field {
+        key: &'static str,
+        yours: String,
+        theirs: String,
+    },
+    /// The text of an update the provider published, changed in the file.
+    UpdateText(Timestamp),
+    /// An update the provider published, removed from the file.
+    UpdateRemoved(Timestamp),
+}
+
+impl fmt::Display for Kept {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Outcome::Created { path, updates } => {
-                write!(f, "created   {} ({updates} updates)", path.display())
-            }
-            Outcome::Updated { path, new_updates } => {
-                write!(f, "updated   {} (+{new_updates} updates)", path.display())
-            }
-            Outcome::Unchanged { path } => write!(f, "unchanged {}", path.display()),
-            Outcome::Skipped { path, new_updates } => write!(
+            Kept::Field { key, yours, theirs } => write!(
                 f,
-                "skipped   {}: edited by hand since it was imported; {new_updates} new update(s) not written \
-                 (move your edits into a copy, or delete `source:` to keep the file as yours)",
-                path.display()
+                "kept {key}: {yours} (edited by hand; the provider says {theirs})"
             ),
+            Kept::UpdateText(at) => write!(
+                f,
+                "kept your text of the update of {} (edited by hand)",
+                time(*at)
+            ),
+            Kept::UpdateRemoved(at) => {
+                write!(f, "left out the update of {} (removed by hand)", time(*at))
+            }
         }
     }
 }
 
-/// Writes `incidents` under `root/content/<provider>/`, merging into files already
-/// imported from the same source. Every file is planned before any is written.
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match self.change {
+            Change::Created { updates } => write!(f, "created   {path} ({updates} updates)")?,
+            Change::Updated { new_updates } => {
+                write!(f, "updated   {path} (+{new_updates} updates)")?
+            }
+            Change::Unchanged => write!(f, "unchanged {path}")?,
+            Change::Yours => write!(
+                f,
+                "left      {path}: it holds this incident without a `source:` line, so it is yours"
+            )?,
+        }
+        self.kept
+            .iter()
+            .try_for_each(|kept| write!(f, "\n          {kept}"))
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for outcome in &self.outcomes {
+            writeln!(f, "{outcome}")?;
+        }
+        let count = |wanted: fn(&Change) -> bool| {
+            self.outcomes.iter().filter(|o| wanted(&o.change)).count()
+        };
+        write!(
+            f,
+            "imported {} incidents into content/{}/: {} created, {} updated, {} unchanged",
+            self.outcomes.len(),
+            self.provider,
+            count(|c| matches!(c, Change::Created { .. })),
+            count(|c| matches!(c, Change::Updated { .. })),
+            count(|c| matches!(c, Change::Unchanged)),
+        )?;
+        match count(|c| matches!(c, Change::Yours)) {
+            0 => Ok(()),
+            yours => write!(f, ", {yours} left to you"),
+        }
+    }
+}
+
+/// Reads the payload, converts every incident, plans every file, then writes; bad input,
+/// or any file that could not be written safely, writes nothing.
+pub fn run(request: &Request) -> Result<Report, Error> {
+    let file = request.file;
+    let bytes = std::fs::read(file)
+        .map_err(|e| Error::Usage(format!("cannot read {}: {e}", file.display())))?;
+    let text = clean_text(bytes).map_err(|e| Error::Invalid(vec![e.into_diagnostic(file)]))?;
+    let (page, incidents) = match request.format {
+        Format::Statuspage => statuspage::parse(file, &text).map(|p| (p.page, p.incidents)),
+        Format::Atom => atom::parse(file, &text).map(|incidents| (None, incidents)),
+    }
+    .map_err(|diagnostic| Error::Invalid(vec![diagnostic]))?;
+    let Some(name) = request.provider.map(str::to_string).or(page) else {
+        return Err(Error::Usage(
+            "the payload does not name its page: pass --provider SLUG".into(),
+        ));
+    };
+    let provider =
+        Slug::from_name(&name).map_err(|e| Error::Usage(format!("the provider `{name}` {e}")))?;
+    let problems: Vec<Diagnostic> = incidents
+        .iter()
+        .filter_map(Imported::problem)
+        .map(|problem| Diagnostic::file(file, problem))
+        .collect();
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
+    }
+    let outcomes = write(request.root, &provider, incidents).map_err(Error::Invalid)?;
+    Ok(Report { provider, outcomes })
+}
+
+/// Writes `incidents` into the archive at `root`: each into the file that already holds it
+/// (anywhere under `content/`), else into a new file under `content/<provider>/`.
 pub fn write(
     root: &Path,
     provider: &Slug,
-    incidents: &[Imported],
+    incidents: Vec<Imported>,
 ) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
-    let folder = Path::new(CONTENT_DIR).join(provider.as_str());
-    let existing = imported_files(root, &folder)?;
-    let mut plans: Vec<(Outcome, Option<String>)> = Vec::new();
-    let mut taken: Vec<PathBuf> = Vec::new();
+    let mut unique: Vec<Imported> = Vec::new();
     for incident in incidents {
-        let key = (incident.source.kind.clone(), incident.source.id.clone());
-        let plan = match existing.get(&key) {
-            Some((path, Some(previous), text)) => {
-                let merged = incident.merged_with(previous);
-                let rendered = merged.render();
-                let new_updates = merged.updates.len().saturating_sub(previous.updates.len());
-                if rendered == *text {
-                    (Outcome::Unchanged { path: path.clone() }, None)
-                } else {
-                    (
-                        Outcome::Updated {
-                            path: path.clone(),
-                            new_updates,
-                        },
-                        Some(rendered),
-                    )
-                }
-            }
-            Some((path, None, _)) => {
-                let known = existing_update_count(root, path);
-                let new_updates = incident.updates.len().saturating_sub(known);
-                (
-                    Outcome::Skipped {
-                        path: path.clone(),
-                        new_updates,
-                    },
-                    None,
-                )
-            }
-            None => {
-                let path = new_path(root, &folder, incident, &taken);
-                taken.push(path.clone());
-                (
-                    Outcome::Created {
-                        path,
-                        updates: incident.updates.len(),
-                    },
-                    Some(incident.render()),
-                )
-            }
-        };
-        plans.push(plan);
-    }
-    for (outcome, text) in &plans {
-        if let (Outcome::Created { path, .. } | Outcome::Updated { path, .. }, Some(text)) =
-            (outcome, text)
+        match unique
+            .iter_mut()
+            .find(|u| same_identity(&u.source, &incident.source))
         {
-            write_file(&root.join(path), text)
-                .map_err(|e| vec![Diagnostic::file(path, format!("cannot write: {e}"))])?;
+            Some(known) => known.absorb(incident),
+            None => unique.push(incident),
         }
     }
-    Ok(plans.into_iter().map(|(outcome, _)| outcome).collect())
+    files::write(root, provider, &unique)
 }
 
-type Existing = BTreeMap<(String, String), (PathBuf, Option<Imported>, String)>;
-
-/// The files of `folder` that came from an import, by source: their path, their content
-/// as imported (`None` when edited by hand since) and their text.
-fn imported_files(root: &Path, folder: &Path) -> Result<Existing, Vec<Diagnostic>> {
-    let mut found = Existing::new();
-    if !root.join(folder).is_dir() {
-        return Ok(found);
-    }
-    for path in content::files_under(root, folder)? {
-        let Ok(Loaded::Incident(incident)) = content::load_file(root, &path) else {
-            continue;
-        };
-        let Some(source) = &incident.source else {
-            continue;
-        };
-        let text = std::fs::read(root.join(&path))
-            .ok()
-            .and_then(|b| clean_text(b).ok())
-            .unwrap_or_default();
-        let pristine =
-            Imported::from_incident(&incident).filter(|imported| imported.render() == text);
-        found.insert(
-            (source.kind.clone(), source.id.clone()),
-            (path, pristine, text),
-        );
-    }
-    Ok(found)
-}
-
-fn existing_update_count(root: &Path, path: &Path) -> usize {
-    match content::load_file(root, path) {
-        Ok(Loaded::Incident(incident)) => incident.updates.len(),
-        _ => 0,
-    }
-}
-
-/// `content/github/2026-08-17-incident-with-github-com.md`, or with the source id added
-/// when another file has that name.
-fn new_path(root: &Path, folder: &Path, incident: &Imported, taken: &[PathBuf]) -> PathBuf {
-    let stem = format!(
-        "{}-{}",
-        incident.started.format("%Y-%m-%d"),
-        slug::slugify(&incident.title)
-    );
-    let plain = folder.join(format!("{stem}.md"));
-    if !root.join(&plain).exists() && !taken.contains(&plain) {
-        return plain;
-    }
-    folder.join(format!("{stem}-{}.md", slug::slugify(&incident.source.id)))
-}
-
-/// Writes through a temporary file and a rename, so an editor or `serve` never reads half.
-pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, path)
+fn same_identity(a: &Source, b: &Source) -> bool {
+    a.kind == b.kind && a.id == b.id
 }
 
 #[cfg(test)]
@@ -353,66 +347,30 @@ mod tests {
         }
     }
 
-    fn sample() -> Imported {
-        Imported {
-            source: Source {
-                kind: "statuspage".into(),
-                id: "abc".into(),
-            },
-            title: "API \"degraded\": 50% errors".into(),
-            started: "2026-08-17T13:40:03.620Z".parse().unwrap(),
-            resolved: None,
-            impact: Impact::Major,
-            components: vec!["API: v3".into()],
-            official_url: Some("https://stspg.io/abc".into()),
+    #[test]
+    fn tidy_gives_every_incident_a_title_and_clean_statuses() {
+        let incident = Imported {
+            source: identity("statuspage", " x\n1 "),
+            legacy: None,
+            title: " \n ".into(),
+            started: "2026-08-17T13:40:03Z".parse().unwrap(),
+            resolved: Some("2026-08-17T13:00:00Z".parse().unwrap()),
+            impact: None,
+            components: vec!["A".into(), " A ".into(), "".into()],
+            official_url: Some("javascript:alert(1)".into()),
             extra: None,
-            updates: vec![update(
-                "2026-08-17T13:40:03.629Z",
-                "investigating",
-                "Looking.\n\n### not an update",
-            )],
+            updates: vec![
+                update("2026-08-17T13:41:00Z", "", "b\u{1b}"),
+                update("2026-08-17T13:41:00Z", "update", "b"),
+            ],
+            approximate: false,
         }
-    }
-
-    #[test]
-    fn a_rendered_file_reads_back_to_the_same_incident() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = Path::new("content/github/a.md");
-        write_file(&dir.path().join(path), &sample().render()).unwrap();
-        let Ok(Loaded::Incident(incident)) = content::load_file(dir.path(), path) else {
-            panic!("loads")
-        };
-        assert_eq!(Imported::from_incident(&incident), Some(sample()));
-    }
-
-    #[test]
-    fn updates_in_the_same_minute_are_all_kept_and_merging_again_changes_nothing() {
-        let mut twice = sample();
-        twice.updates.push(update(
-            "2026-08-17T13:40:03.629Z",
-            "investigating",
-            "EU is also affected.",
-        ));
-        let merged = twice.merged_with(&twice);
-        assert_eq!(merged.updates.len(), 2);
-        assert_eq!(merged.render(), twice.render());
-        assert_eq!(merged.merged_with(&twice).render(), twice.render());
-    }
-
-    #[test]
-    fn merging_keeps_every_update_and_the_newest_facts() {
-        let old = sample();
-        let mut new = sample();
-        new.resolved = Some("2026-08-17T15:00:00Z".parse().unwrap());
-        new.updates
-            .push(update("2026-08-17T15:00:00Z", "resolved", "Fixed."));
-        let merged = old.merged_with(&new);
-        assert_eq!(merged.updates.len(), 2);
-        assert_eq!(merged.resolved, new.resolved);
-        assert_eq!(
-            new.merged_with(&old),
-            merged,
-            "the order of imports does not matter"
-        );
+        .tidy();
+        assert_eq!(incident.title, "Incident x 1");
+        assert_eq!(incident.components, ["A"]);
+        assert_eq!(incident.official_url, None);
+        assert_eq!(incident.resolved, None, "a resolution before the start");
+        assert_eq!(incident.updates.len(), 1);
+        assert_eq!(incident.updates[0].status, Status::Update);
     }
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{SecondsFormat, Utc};
 
-use super::write_file;
+use super::create_file;
 use crate::content::CONTENT_DIR;
 use crate::model::Slug;
 
@@ -33,7 +33,7 @@ pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf,
         now.format("%Y-%m-%d %H:%M UTC"),
         title = serde_json::to_string(title).expect("a string serialises"),
     );
-    write_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    create_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(crate::content::fields::display_path(root, &relative))
 }
 
@@ -129,7 +129,7 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, String> {
         ),
     ];
     for (relative, text) in &files {
-        write_file(&dir.join(relative), text)
+        create_file(&dir.join(relative), text)
             .map_err(|e| format!("cannot write {}: {e}", relative.display()))?;
     }
     Ok(files

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::Imported;
+use super::{Imported, identity};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Source, Status, Timestamp, Update};
+use crate::model::{Impact, Status, Timestamp, Update, WebUrl};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -22,11 +22,14 @@ struct Payload {
 #[derive(Deserialize)]
 pub struct Page {
     pub name: String,
+    /// The status page's address: an incident's page is `<url>/incidents/<id>`.
+    pub url: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct Incident {
     id: String,
+    #[serde(default)]
     name: String,
     impact: Option<String>,
     created_at: Timestamp,
@@ -88,34 +91,28 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
         return Err(Diagnostic::file(path, "this is not a Statuspage payload")
             .with_hint(format!("expected {EXPECTED}")));
     }
+    let page_url = payload.page.as_ref().and_then(|p| p.url.clone());
     let incidents = payload
         .incidents
         .into_iter()
         .flatten()
         .chain(payload.incident)
-        .map(|incident| convert(incident, false))
+        .map(|incident| convert(incident, false, page_url.as_deref()))
         .chain(
             payload
                 .scheduled_maintenances
                 .into_iter()
                 .flatten()
-                .map(|incident| convert(incident, true)),
+                .map(|incident| convert(incident, true, page_url.as_deref())),
         )
-        .collect::<Vec<_>>();
-    // summary.json lists a maintenance under both keys once it is in progress.
-    let mut unique: Vec<Imported> = Vec::new();
-    for incident in incidents {
-        if !unique.iter().any(|u| u.source == incident.source) {
-            unique.push(incident);
-        }
-    }
+        .collect();
     Ok(Parsed {
         page: payload.page.map(|p| p.name),
-        incidents: unique,
+        incidents,
     })
 }
 
-fn convert(incident: Incident, maintenance: bool) -> Imported {
+fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imported {
     let impact = match incident.impact.as_deref().and_then(Impact::parse) {
         _ if maintenance => Impact::Maintenance,
         Some(impact) => impact,
@@ -162,21 +159,23 @@ fn convert(incident: Incident, maintenance: bool) -> Imported {
             None,
         )
     };
+    // The incident's own page, which a feed links too; else the shortlink.
+    let official_url = page_url
+        .map(|page| format!("{}/incidents/{}", page.trim_end_matches('/'), incident.id))
+        .filter(|url| WebUrl::parse(url).is_some())
+        .or(incident.shortlink);
     Imported {
-        source: Source {
-            kind: "statuspage".into(),
-            id: incident.id,
-        },
+        source: identity("statuspage", &incident.id),
+        legacy: None,
         title: incident.name,
         started,
-        resolved: resolved.filter(|end| *end >= started),
-        impact,
+        resolved,
+        impact: Some(impact),
         components,
-        official_url: incident
-            .shortlink
-            .filter(|url| crate::model::WebUrl::parse(url).is_some()),
+        official_url,
         extra,
         updates,
+        approximate: false,
     }
     .tidy()
 }

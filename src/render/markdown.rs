@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use ammonia::{Builder, UrlRelative};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd, html};
 
-const OPTIONS: Options = Options::ENABLE_TABLES
+pub const OPTIONS: Options = Options::ENABLE_TABLES
     .union(Options::ENABLE_STRIKETHROUGH)
     .union(Options::ENABLE_TASKLISTS);
 

@@ -1,0 +1,699 @@
+//! Where an import reads and writes. Every file is planned, written beside its target as a
+//! hidden temporary file and read back with the real loader before anything is put in
+//! place; then a new file is linked in under a name nothing holds (never replacing one) and
+//! a changed file is renamed over the old one (whole, never truncated). Nothing is written
+//! through a symbolic link.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::merge::{self, Facts, Plan};
+use super::record::Field;
+use super::text::escape_body;
+use super::{Change, Imported, Outcome, quoted, time};
+use crate::content::fields::{FileCtx, display_path};
+use crate::content::source::{MAX_FILE_BYTES, clean_text};
+use crate::content::{self, CONTENT_DIR, Loaded, frontmatter};
+use crate::diagnostics::Diagnostic;
+use crate::model::{Incident, Slug, Source, Timestamp, Update};
+
+/// The longest slug a new file name takes from a title or an id.
+const MAX_SLUG: usize = 60;
+
+/// Writes every incident, or nothing when any of them cannot be written safely.
+pub fn write(
+    root: &Path,
+    provider: &Slug,
+    incidents: &[Imported],
+) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
+    let folder = Path::new(CONTENT_DIR).join(provider.as_str());
+    refuse_links(root, &folder).map_err(|e| vec![e])?;
+    let index = Index::load(root)?;
+    let mut staged = Staged::default();
+    let mut outcomes = Vec::new();
+    let mut errors = Vec::new();
+    let mut taken = BTreeSet::new();
+    for incident in incidents {
+        let yours = index
+            .taken_over
+            .get(&(provider.to_string(), incident.source.id.clone()));
+        let planned = match (index.find(root, incident), yours) {
+            (Ok(Some((path, file))), _) => update(root, &path, incident, &file, &mut staged),
+            (Ok(None), Some(path)) => Ok(Outcome {
+                path: path.clone(),
+                change: Change::Yours,
+                kept: Vec::new(),
+            }),
+            (Ok(None), None) => new_path(root, &folder, provider, incident, &index, &taken)
+                .and_then(|path| {
+                    taken.insert(path.clone());
+                    create(root, &path, incident, &mut staged)
+                }),
+            (Err(error), _) => Err(error),
+        };
+        match planned {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(error) => errors.push(error),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    staged.commit(root)?;
+    Ok(outcomes)
+}
+
+/// A file of the archive and the incident it holds.
+type Held = (PathBuf, Arc<Incident>);
+
+/// The incidents already in `content/`, by source identity.
+#[derive(Default)]
+struct Index {
+    by_source: BTreeMap<(String, String), Vec<Held>>,
+    /// Files that do not load, with their text, in case one holds an incident imported now.
+    broken: Vec<(PathBuf, String, String)>,
+    /// `(provider, slug)` of every incident: a new file must not take one's URL.
+    slugs: BTreeSet<(String, String)>,
+    /// Files with an `id` and no `source`: taken over by hand, by `(provider, id)`.
+    taken_over: BTreeMap<(String, String), PathBuf>,
+}
+
+impl Index {
+    fn load(root: &Path) -> Result<Index, Vec<Diagnostic>> {
+        let mut index = Index::default();
+        if std::fs::symlink_metadata(root.join(CONTENT_DIR)).is_err() {
+            return Ok(index);
+        }
+        for (path, loaded) in content::load_all(root)? {
+            match loaded {
+                Ok(Loaded::Incident(incident)) => {
+                    index
+                        .slugs
+                        .insert((incident.provider.to_string(), incident.slug.to_string()));
+                    match (&incident.source, &incident.id) {
+                        (Some(source), _) => index
+                            .by_source
+                            .entry((source.kind.clone(), source.id.clone()))
+                            .or_default()
+                            .push((path, incident)),
+                        (None, Some(id)) => {
+                            let key = (incident.provider.to_string(), id.clone());
+                            index.taken_over.entry(key).or_insert(path);
+                        }
+                        (None, None) => {}
+                    }
+                }
+                Ok(Loaded::Provider(..)) => {}
+                Err(problems) => {
+                    let text = std::fs::read(root.join(&path))
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
+                    let why = problems
+                        .first()
+                        .map(|d| d.message.clone())
+                        .unwrap_or_default();
+                    index.broken.push((path, text, why));
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    /// The one file that holds `incident`, if any.
+    fn find(&self, root: &Path, incident: &Imported) -> Result<Option<Held>, Diagnostic> {
+        let mut found: Vec<&Held> = Vec::new();
+        for source in std::iter::once(&incident.source).chain(&incident.legacy) {
+            for hit in self
+                .by_source
+                .get(&(source.kind.clone(), source.id.clone()))
+                .into_iter()
+                .flatten()
+            {
+                if !found.iter().any(|f| f.0 == hit.0) {
+                    found.push(hit);
+                }
+            }
+        }
+        match found.as_slice() {
+            [] => {}
+            [one] => return Ok(Some((one.0.clone(), Arc::clone(&one.1)))),
+            [first, second, ..] => {
+                return Err(Diagnostic::file(
+                    display_path(root, &second.0),
+                    format!(
+                        "the incident {} is also in {}: an import cannot tell which file to update",
+                        incident.source.id,
+                        display_path(root, &first.0).display()
+                    ),
+                )
+                .with_hint("keep one of the two files (merge their updates by hand)"));
+            }
+        }
+        match self
+            .broken
+            .iter()
+            .find(|(_, text, _)| text.contains(incident.source.id.as_str()))
+        {
+            Some((path, _, why)) => Err(Diagnostic::file(
+                display_path(root, path),
+                format!(
+                    "this file names the incident {} but does not load ({why}): the import cannot tell whether it holds it",
+                    incident.source.id
+                ),
+            )
+            .with_hint("fix the file (`outages check` shows every problem), then import again")),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Refuses when `content/` or any folder or file on the way to `relative` is a link.
+fn refuse_links(root: &Path, relative: &Path) -> Result<(), Diagnostic> {
+    let mut prefix = PathBuf::new();
+    for part in relative.components() {
+        prefix.push(part);
+        match std::fs::symlink_metadata(root.join(&prefix)) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(Diagnostic::file(
+                    display_path(root, &prefix),
+                    "is a symbolic link: an import never writes through one",
+                )
+                .with_hint(
+                    "replace the link with the folder or file it points to, or import with --root where it points",
+                ));
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+/// `content/github/2026-08-17-incident-with-github-com.md`; with the source id added, then
+/// a number, while another file (on disk, or new in this run) or URL has the name.
+fn new_path(
+    root: &Path,
+    folder: &Path,
+    provider: &Slug,
+    incident: &Imported,
+    index: &Index,
+    taken: &BTreeSet<PathBuf>,
+) -> Result<PathBuf, Diagnostic> {
+    let date = incident.started.format("%Y-%m-%d");
+    let title = capped_slug(&incident.title);
+    let id = capped_slug(&incident.source.id);
+    let base = match (title.is_empty(), id.is_empty()) {
+        (false, _) => format!("{date}-{title}"),
+        (true, false) => format!("{date}-{id}"),
+        (true, true) => format!("{date}-incident"),
+    };
+    let with_id = if id.is_empty() || base.ends_with(&id) {
+        base.clone()
+    } else {
+        format!("{base}-{id}")
+    };
+    let candidates = std::iter::once(base.clone())
+        .chain(std::iter::once(with_id.clone()))
+        .chain((2..1000).map(|n| format!("{with_id}-{n}")));
+    for stem in candidates {
+        let path = folder.join(format!("{stem}.md"));
+        let free = !taken.contains(&path)
+            && std::fs::symlink_metadata(root.join(&path)).is_err()
+            && !index.slugs.contains(&(provider.to_string(), stem.clone()));
+        if free {
+            return Ok(path);
+        }
+    }
+    Err(Diagnostic::file(
+        display_path(root, folder),
+        format!("no free file name for the incident {}", incident.source.id),
+    ))
+}
+
+fn capped_slug(text: &str) -> String {
+    let slug = slug::slugify(text);
+    if slug.len() <= MAX_SLUG {
+        return slug;
+    }
+    let cut = slug[..MAX_SLUG].rfind('-').unwrap_or(MAX_SLUG);
+    slug[..cut].trim_end_matches('-').to_string()
+}
+
+/// Plans a new file for `incident` at `path`.
+fn create(
+    root: &Path,
+    path: &Path,
+    incident: &Imported,
+    staged: &mut Staged,
+) -> Result<Outcome, Diagnostic> {
+    refuse_links(root, path)?;
+    let plan = merge::fresh(incident);
+    let source = recorded_source(incident, &plan);
+    let mut yaml = String::new();
+    for field in Field::ALL {
+        if let Some(value) = plan.facts.line(field) {
+            yaml.push_str(&format!("{}: {value}\n", field.key()));
+        }
+    }
+    yaml.push_str(&source_lines(&source).join("\n"));
+    let text = format!(
+        "---\n{yaml}\n---\n## Updates\n{}",
+        updates_text(&plan.new_updates)
+    );
+    let expected = Expected {
+        facts: &plan.facts,
+        source: &source,
+        updates: escaped(&plan.new_updates),
+        before: None,
+    };
+    staged.stage(root, path, &text, &expected, None, incident)?;
+    Ok(Outcome {
+        path: path.to_path_buf(),
+        change: Change::Created {
+            updates: plan.new_updates.len(),
+        },
+        kept: Vec::new(),
+    })
+}
+
+/// Plans the merge of `incident` into the file at `path`, which holds `file`.
+fn update(
+    root: &Path,
+    path: &Path,
+    incident: &Imported,
+    file: &Incident,
+    staged: &mut Staged,
+) -> Result<Outcome, Diagnostic> {
+    refuse_links(root, path)?;
+    let shown = display_path(root, path);
+    let bytes = std::fs::read(root.join(path))
+        .map_err(|e| Diagnostic::file(&shown, format!("cannot read: {e}")))?;
+    let text = clean_text(bytes.clone()).map_err(|e| e.into_diagnostic(&shown))?;
+    let plan = merge::merge(incident, file);
+    let source = recorded_source(incident, &plan);
+    let patched = patch(&shown, &text, file, &plan, &source)?;
+    let change = if patched == text {
+        Change::Unchanged
+    } else {
+        let mut updates: Vec<(Timestamp, String, String)> = file
+            .updates
+            .iter()
+            .map(|u| (u.at, u.status.as_str().to_string(), u.body.clone()))
+            .collect();
+        updates.extend(escaped(&plan.new_updates));
+        let expected = Expected {
+            facts: &plan.facts,
+            source: &source,
+            updates,
+            before: Some(file),
+        };
+        staged.stage(root, path, &patched, &expected, Some(bytes), incident)?;
+        Change::Updated {
+            new_updates: plan.new_updates.len(),
+        }
+    };
+    Ok(Outcome {
+        path: path.to_path_buf(),
+        change,
+        kept: plan.kept,
+    })
+}
+
+fn recorded_source(incident: &Imported, plan: &Plan) -> Source {
+    Source {
+        imported: Some(plan.record.to_string()),
+        ..incident.source.clone()
+    }
+}
+
+fn source_lines(source: &Source) -> Vec<String> {
+    let mut lines = vec![
+        "source:".to_string(),
+        format!("  kind: {}", quoted(&source.kind)),
+        format!("  id: {}", quoted(&source.id)),
+    ];
+    if let Some(imported) = &source.imported {
+        lines.push(format!("  imported: {}", quoted(imported)));
+    }
+    lines
+}
+
+/// Updates as written: `### <time>: <status>`, the escaped body, a blank line between two.
+fn updates_text(updates: &[Update]) -> String {
+    let blocks: Vec<String> = updates
+        .iter()
+        .map(|update| {
+            let heading = format!("### {}: {}", time(update.at), update.status.as_str());
+            let body = escape_body(&update.body);
+            if body.is_empty() {
+                heading
+            } else {
+                format!("{heading}\n{body}")
+            }
+        })
+        .collect();
+    if blocks.is_empty() {
+        String::new()
+    } else {
+        blocks.join("\n\n") + "\n"
+    }
+}
+
+/// Updates as the loader reads them back from [`updates_text`].
+fn escaped(updates: &[Update]) -> Vec<(Timestamp, String, String)> {
+    updates
+        .iter()
+        .map(|u| {
+            let body = escape_body(&u.body).trim().to_string();
+            (u.at, u.status.as_str().to_string(), body)
+        })
+        .collect()
+}
+
+/// The keys an import writes, in the order it writes them: where a missing one goes.
+const ORDER: [&str; 9] = [
+    "title",
+    "started",
+    "resolved",
+    "impact",
+    "components",
+    "id",
+    "official_url",
+    "extra",
+    "source",
+];
+
+/// `text` (the file holding `file`) with the fields the plan changes rewritten, every other
+/// line as it was, and the new updates after everything.
+fn patch(
+    shown: &Path,
+    text: &str,
+    file: &Incident,
+    plan: &Plan,
+    source: &Source,
+) -> Result<String, Diagnostic> {
+    let ctx = FileCtx::new(shown, text);
+    let (true, Some(Ok(split))) = (text.starts_with("---\n"), frontmatter::split(&ctx)) else {
+        return Err(Diagnostic::file(
+            shown,
+            "this file has no front matter to update",
+        ));
+    };
+    let yaml_end = "---\n".len() + split.yaml.len();
+    let body_start = text.len() - split.body.len();
+    let mut lines: Vec<String> = split.yaml.lines().map(str::to_string).collect();
+    let current = Facts::of_incident(file);
+    for field in Field::ALL {
+        let value = plan.facts.line(field);
+        if value != current.line(field) {
+            if field == Field::Resolved {
+                set_key(&mut lines, "duration", None);
+            }
+            let line = value.map(|v| vec![format!("{}: {v}", field.key())]);
+            set_key(&mut lines, field.key(), line);
+        }
+    }
+    if file.source.as_ref() != Some(source) {
+        set_key(&mut lines, "source", Some(source_lines(source)));
+    }
+    let mut out = String::from("---\n");
+    for line in &lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&text[yaml_end..body_start]);
+    let body = &text[body_start..];
+    if plan.new_updates.is_empty() {
+        out.push_str(body);
+    } else {
+        let body = body.trim_end();
+        out.push_str(body);
+        if !body.is_empty() {
+            out.push_str("\n\n");
+        }
+        if file.updates.is_empty() && !body.lines().any(|l| l.starts_with("## Updates")) {
+            out.push_str("## Updates\n");
+        }
+        out.push_str(&updates_text(&plan.new_updates));
+    }
+    Ok(out)
+}
+
+/// Replaces the top-level `key` (its line and the lines that continue it) with `value`,
+/// removes it when `value` is `None`, or inserts it after the keys [`ORDER`] puts before it.
+fn set_key(lines: &mut Vec<String>, key: &str, value: Option<Vec<String>>) {
+    let is_key = |line: &str, key: &str| {
+        line.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start_matches(' ').starts_with(':'))
+    };
+    let starts_entry =
+        |line: &str| line.starts_with(|c: char| c.is_alphanumeric() || "_#\"'".contains(c));
+    let range = |lines: &[String], key: &str| {
+        let start = lines.iter().position(|l| is_key(l, key))?;
+        let mut end = start + 1;
+        while end < lines.len() && !starts_entry(&lines[end]) {
+            end += 1;
+        }
+        while end > start + 1 && lines[end - 1].trim().is_empty() {
+            end -= 1;
+        }
+        Some(start..end)
+    };
+    match (range(lines, key), value) {
+        (Some(found), value) => {
+            lines.splice(found, value.unwrap_or_default());
+        }
+        (None, Some(value)) => {
+            let before = ORDER.iter().take_while(|k| **k != key);
+            let at = before
+                .filter_map(|k| range(lines, k))
+                .map(|r| r.end)
+                .max()
+                .unwrap_or(0);
+            lines.splice(at..at, value);
+        }
+        (None, None) => {}
+    }
+}
+
+/// What a written file must read back to.
+struct Expected<'a> {
+    facts: &'a Facts,
+    source: &'a Source,
+    /// `(time, status, body)` of every update.
+    updates: Vec<(Timestamp, String, String)>,
+    /// The incident the file held before, whose other fields must not change.
+    before: Option<&'a Incident>,
+}
+
+impl Expected<'_> {
+    /// What differs in `loaded`, if anything.
+    fn mismatch(&self, loaded: &Incident) -> Option<&'static str> {
+        let mut want = self.updates.clone();
+        let mut got: Vec<(Timestamp, String, String)> = loaded
+            .updates
+            .iter()
+            .map(|u| (u.at, u.status.as_str().to_string(), u.body.clone()))
+            .collect();
+        want.sort();
+        got.sort();
+        let rest = |i: &Incident| {
+            (
+                i.summary.clone(),
+                i.regions.clone(),
+                i.level,
+                i.aliases.clone(),
+                i.draft,
+                i.attribution.clone(),
+                i.unnamed_components,
+            )
+        };
+        if Facts::of_incident(loaded) != *self.facts {
+            Some("its fields")
+        } else if loaded.source.as_ref() != Some(self.source) {
+            Some("its source")
+        } else if want != got {
+            Some("its updates")
+        } else if self.before.is_some_and(|before| {
+            rest(before) != rest(loaded) || before.provider != loaded.provider
+        }) || self.before.is_none() && !loaded.summary.is_empty()
+        {
+            Some("what it held besides the import")
+        } else {
+            None
+        }
+    }
+}
+
+/// Files written beside their targets, not yet in place; removed unless committed.
+#[derive(Default)]
+struct Staged {
+    files: Vec<StagedFile>,
+    /// Folders made for new files, removed again if nothing is committed.
+    folders: Vec<PathBuf>,
+    committed: bool,
+}
+
+struct StagedFile {
+    /// Absolute, so that dropping can remove it.
+    temp: PathBuf,
+    target: PathBuf,
+    /// The bytes the target held when planned; `None` for a new file.
+    original: Option<Vec<u8>>,
+}
+
+impl Staged {
+    /// Writes `text` beside `target` and reads it back with the loader.
+    fn stage(
+        &mut self,
+        root: &Path,
+        target: &Path,
+        text: &str,
+        expected: &Expected,
+        original: Option<Vec<u8>>,
+        incident: &Imported,
+    ) -> Result<(), Diagnostic> {
+        let shown = display_path(root, target);
+        let refuse = |why: String| {
+            Diagnostic::file(
+                &shown,
+                format!(
+                    "the incident {} cannot be written: {why}",
+                    incident.source.id
+                ),
+            )
+        };
+        if text.len() > MAX_FILE_BYTES {
+            return Err(refuse(format!(
+                "it would take {} bytes, over the limit of {MAX_FILE_BYTES} a file may hold",
+                text.len()
+            ))
+            .with_hint("split the incident by hand, or leave it out of the payload"));
+        }
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temp = target.with_file_name(format!(".{name}.{}.import", std::process::id()));
+        if let Some(dir) = target.parent() {
+            self.make_folder(root, dir)
+                .map_err(|e| refuse(format!("cannot make its folder: {e}")))?;
+        }
+        let _ = std::fs::remove_file(root.join(&temp));
+        let written = write_new(&root.join(&temp), text);
+        self.files.push(StagedFile {
+            temp: root.join(&temp),
+            target: target.to_path_buf(),
+            original,
+        });
+        written.map_err(|e| refuse(format!("cannot write beside it: {e}")))?;
+        match content::load_file(root, &temp) {
+            Ok(Loaded::Incident(loaded)) => match expected.mismatch(&loaded) {
+                None => Ok(()),
+                Some(what) => Err(refuse(format!(
+                    "written, it would not read back to the same {what}"
+                ))
+                .with_hint(
+                    "the text around the import's fields or updates was edited in a way an import cannot merge into; merge by hand",
+                )),
+            },
+            Ok(Loaded::Provider(..)) => Err(refuse("it would not read as an incident".into())),
+            Err(problems) => Err(refuse(format!(
+                "written, it would not load: {}",
+                problems.first().map(|d| d.message.as_str()).unwrap_or("")
+            ))),
+        }
+    }
+
+    fn make_folder(&mut self, root: &Path, dir: &Path) -> std::io::Result<()> {
+        let mut missing = Vec::new();
+        let mut at = dir.to_path_buf();
+        while std::fs::symlink_metadata(root.join(&at)).is_err() {
+            missing.push(at.clone());
+            if !at.pop() || at.as_os_str().is_empty() {
+                break;
+            }
+        }
+        std::fs::create_dir_all(root.join(dir))?;
+        self.folders
+            .extend(missing.into_iter().map(|m| root.join(m)));
+        Ok(())
+    }
+
+    /// Puts every staged file in place: a new one only under a name nothing holds, a
+    /// changed one only if nobody changed it since it was read.
+    fn commit(mut self, root: &Path) -> Result<(), Vec<Diagnostic>> {
+        self.committed = true;
+        for file in &self.files {
+            let (temp, target) = (&file.temp, root.join(&file.target));
+            let shown = display_path(root, &file.target);
+            let result = match &file.original {
+                None => std::fs::hard_link(temp, &target).map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::AlreadyExists {
+                        "a file of this name appeared during the import; it was left as it is"
+                            .to_string()
+                    } else {
+                        format!("cannot write: {e}")
+                    }
+                }),
+                Some(original) => match std::fs::read(&target) {
+                    Ok(now) if now == *original => {
+                        std::fs::rename(temp, &target).map_err(|e| format!("cannot write: {e}"))
+                    }
+                    _ => Err("the file changed during the import; it was left as it is".into()),
+                },
+            };
+            if let Err(why) = result {
+                return Err(vec![
+                    Diagnostic::file(shown, why).with_hint("run the import again"),
+                ]);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        for file in &self.files {
+            // A committed replacement was renamed away; a committed new file was linked.
+            let _ = std::fs::remove_file(&file.temp);
+        }
+        if !self.committed {
+            for folder in self.folders.iter().rev() {
+                let _ = std::fs::remove_dir(folder);
+            }
+        }
+    }
+}
+
+/// Creates `path` with `text`; fails if anything, even a dangling link, is there.
+fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}
+
+/// Writes a new file at `path` (making its folder), never replacing anything there, and
+/// never leaving half a file: the text goes to a hidden file beside it first, then is
+/// linked in under its name.
+pub fn create_file(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.{}.new", std::process::id()));
+    let _ = std::fs::remove_file(&temp);
+    write_new(&temp, text)?;
+    let linked = std::fs::hard_link(&temp, path);
+    let _ = std::fs::remove_file(&temp);
+    linked
+}

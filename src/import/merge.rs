@@ -1,0 +1,311 @@
+//! Deciding what an import writes into a file that already holds the incident: field by
+//! field, a value the import wrote last time (its fingerprint still matches) takes the
+//! provider's news, a value a person changed is kept; the provider's updates the file never
+//! had are added, those it had are never put back.
+
+use std::collections::BTreeSet;
+
+use super::record::{Field, Fingerprint, Record, value_fingerprint};
+use super::text::words;
+use super::{Imported, Kept, quoted, time};
+use crate::model::{Impact, Incident, Timestamp, Update};
+
+/// The values of the fields an import writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Facts {
+    pub title: String,
+    pub started: Timestamp,
+    pub resolved: Option<Timestamp>,
+    pub impact: Impact,
+    pub components: Vec<String>,
+    pub id: Option<String>,
+    pub official_url: Option<String>,
+    pub extra: Option<serde_json::Value>,
+}
+
+impl Facts {
+    pub fn of_incident(incident: &Incident) -> Facts {
+        Facts {
+            title: incident.title.clone(),
+            started: incident.started,
+            resolved: incident.resolved,
+            impact: incident.impact,
+            components: incident.components.clone(),
+            id: incident.id.clone(),
+            official_url: incident
+                .official_url
+                .as_ref()
+                .map(|u| u.as_str().to_string()),
+            extra: incident.extra.clone(),
+        }
+    }
+
+    fn of_imported(incident: &Imported) -> Facts {
+        Facts {
+            title: incident.title.clone(),
+            started: incident.started,
+            resolved: incident.resolved,
+            impact: incident.impact.unwrap_or(Impact::None),
+            components: incident.components.clone(),
+            id: Some(incident.source.id.clone()),
+            official_url: incident.official_url.clone(),
+            extra: incident.extra.clone(),
+        }
+    }
+
+    /// The YAML text of a field after its key, `None` when the field is left out: what is
+    /// written, and what a fingerprint is taken of.
+    pub fn line(&self, field: Field) -> Option<String> {
+        match field {
+            Field::Title => Some(quoted(&self.title)),
+            Field::Started => Some(time(self.started)),
+            Field::Resolved => self.resolved.map(time),
+            Field::Impact => Some(self.impact.keyword().to_string()),
+            Field::Components => (!self.components.is_empty()).then(|| {
+                let list: Vec<String> = self.components.iter().map(|c| quoted(c)).collect();
+                format!("[{}]", list.join(", "))
+            }),
+            Field::Id => self.id.as_deref().map(quoted),
+            Field::OfficialUrl => self.official_url.as_deref().map(quoted),
+            Field::Extra => self.extra.as_ref().map(|extra| extra.to_string()),
+        }
+    }
+
+    fn take(&mut self, field: Field, from: &Facts) {
+        match field {
+            Field::Title => self.title.clone_from(&from.title),
+            Field::Started => self.started = from.started,
+            Field::Resolved => self.resolved = from.resolved,
+            Field::Impact => self.impact = from.impact,
+            Field::Components => self.components.clone_from(&from.components),
+            Field::Id => self.id.clone_from(&from.id),
+            Field::OfficialUrl => self.official_url.clone_from(&from.official_url),
+            Field::Extra => self.extra.clone_from(&from.extra),
+        }
+    }
+}
+
+/// What to write for one incident.
+#[derive(Debug)]
+pub struct Plan {
+    pub facts: Facts,
+    pub record: Record,
+    /// The provider's updates the file lacks, bodies as the provider wrote them.
+    pub new_updates: Vec<Update>,
+    pub kept: Vec<Kept>,
+}
+
+/// A new file: everything the provider gave.
+pub fn fresh(incoming: &Imported) -> Plan {
+    let facts = Facts::of_imported(incoming);
+    let record = Record {
+        fields: Field::ALL
+            .into_iter()
+            .map(|field| (field, value_fingerprint(facts.line(field).as_deref())))
+            .collect(),
+        updates: incoming
+            .updates
+            .iter()
+            .map(Fingerprint::of_update)
+            .collect(),
+        guessed: guesses(incoming),
+    };
+    Plan {
+        facts,
+        record,
+        new_updates: incoming.updates.clone(),
+        kept: Vec::new(),
+    }
+}
+
+/// `incoming` merged into the file that holds `file`.
+pub fn merge(incoming: &Imported, file: &Incident) -> Plan {
+    let current = Facts::of_incident(file);
+    let recorded = file.source.as_ref().and_then(|s| s.imported.as_deref());
+    let record = Record::parse(recorded.unwrap_or_default());
+    // A file from before imports kept a record counts as the import's own when it holds
+    // nothing an import never writes (as imports then judged); else a field counts as the
+    // import's where it is empty or holds what the provider says, as edited by hand elsewhere.
+    // (`recorded` is `None` only for such files: every import since writes a record.)
+    let legacy_pristine = recorded.is_none() && holds_only_imported_fields(file);
+    let told = Facts::of_imported(incoming);
+    let offered = offer(incoming, file, &current, &record.guessed);
+    let mut facts = current.clone();
+    let mut next = Record::default();
+    let mut kept = Vec::new();
+    for field in Field::ALL {
+        let yours = current.line(field);
+        let pristine = match record.fields.get(&field) {
+            Some(fp) => value_fingerprint(yours.as_deref()) == *fp,
+            None => {
+                legacy_pristine
+                    || yours.is_none()
+                    || yours == told.line(field)
+                    // Imports always wrote the source's id as the `id`.
+                    || field == Field::Id && yours == file.source.as_ref().map(|s| quoted(&s.id))
+            }
+        };
+        if pristine {
+            let guessed = record.guessed.contains(&field);
+            facts.take(field, &offered);
+            if guessed && facts.line(field) == yours {
+                next.guessed.insert(field);
+            }
+            next.fields
+                .insert(field, value_fingerprint(facts.line(field).as_deref()));
+            continue;
+        }
+        if let Some(fp) = record.fields.get(&field) {
+            next.fields.insert(field, *fp);
+        }
+        let theirs = offered.line(field);
+        if theirs != yours {
+            let shown = |value: Option<String>| value.unwrap_or_else(|| "(none)".into());
+            kept.push(Kept::Field {
+                key: field.key(),
+                yours: shown(yours),
+                theirs: shown(theirs),
+            });
+        }
+    }
+    let known: BTreeSet<Fingerprint> = if recorded.is_none() {
+        file.updates.iter().map(Fingerprint::of_update).collect()
+    } else {
+        record.updates
+    };
+    next.updates = known.clone();
+    let mut new_updates = Vec::new();
+    for update in &incoming.updates {
+        let fp = Fingerprint::of_update(update);
+        if known.contains(&fp) {
+            let same_time: Vec<&Update> = file
+                .updates
+                .iter()
+                .filter(|u| u.at == update.at && u.status == update.status)
+                .collect();
+            if same_time.is_empty() {
+                kept.push(Kept::UpdateRemoved(update.at));
+            } else if !same_time
+                .iter()
+                .any(|u| words(&u.body) == words(&update.body))
+            {
+                kept.push(Kept::UpdateText(update.at));
+            }
+            continue;
+        }
+        next.updates.insert(fp);
+        if !file.updates.iter().any(|u| same_update(u, update)) {
+            new_updates.push(update.clone());
+        }
+    }
+    Plan {
+        facts,
+        record: next,
+        new_updates,
+        kept,
+    }
+}
+
+/// The facts to write where the file still holds what an import wrote: the provider's if
+/// this payload is at least as recent as the file's trail, else the file's; a feed's
+/// approximate times and unknown impact only fill what the file lacks.
+fn offer(
+    incoming: &Imported,
+    file: &Incident,
+    current: &Facts,
+    guessed: &BTreeSet<Field>,
+) -> Facts {
+    let newest_in = incoming
+        .updates
+        .iter()
+        .map(|u| u.at)
+        .max()
+        .unwrap_or(incoming.started);
+    let newest_file = file
+        .updates
+        .iter()
+        .map(|u| u.at)
+        .max()
+        .unwrap_or(file.started);
+    let newer = if incoming.approximate {
+        newest_in > newest_file
+    } else {
+        newest_in >= newest_file
+    };
+    let theirs = Facts::of_imported(incoming);
+    let prefer = |ours: Option<String>, their: Option<String>| {
+        if newer {
+            their.or(ours)
+        } else {
+            ours.or(their)
+        }
+    };
+    let mut components = current.components.clone();
+    for component in &theirs.components {
+        if !components.contains(component) {
+            components.push(component.clone());
+        }
+    }
+    Facts {
+        title: if newer {
+            theirs.title.clone()
+        } else {
+            current.title.clone()
+        },
+        started: if (newer || guessed.contains(&Field::Started)) && !incoming.approximate {
+            theirs.started
+        } else {
+            current.started
+        },
+        resolved: if newer && !incoming.approximate {
+            theirs.resolved.or(current.resolved)
+        } else {
+            current.resolved.or(theirs.resolved)
+        },
+        impact: match incoming.impact {
+            Some(impact) if newer || guessed.contains(&Field::Impact) => impact,
+            _ => current.impact,
+        },
+        components,
+        id: theirs.id,
+        official_url: prefer(current.official_url.clone(), theirs.official_url),
+        extra: if newer {
+            theirs.extra.or(current.extra.clone())
+        } else {
+            current.extra.clone().or(theirs.extra)
+        },
+    }
+}
+
+/// The fields whose value `incoming` only guesses.
+fn guesses(incoming: &Imported) -> BTreeSet<Field> {
+    let mut guessed = BTreeSet::new();
+    if incoming.approximate {
+        guessed.insert(Field::Started);
+    }
+    if incoming.impact.is_none() {
+        guessed.insert(Field::Impact);
+    }
+    guessed
+}
+
+/// The same update told by two sources: the same status, the same time (to the minute when
+/// one of them gives only minutes), the same words whatever the markup.
+fn same_update(a: &Update, b: &Update) -> bool {
+    let to_minute = |t: Timestamp| t.timestamp().div_euclid(60);
+    let whole_minute =
+        |t: Timestamp| t.timestamp().rem_euclid(60) == 0 && t.timestamp_subsec_nanos() == 0;
+    let same_time = a.at == b.at
+        || ((whole_minute(a.at) || whole_minute(b.at)) && to_minute(a.at) == to_minute(b.at));
+    a.status == b.status && same_time && words(&a.body) == words(&b.body)
+}
+
+/// Whether a file holds nothing that an import never writes.
+fn holds_only_imported_fields(incident: &Incident) -> bool {
+    incident.summary.is_empty()
+        && incident.regions.is_empty()
+        && incident.level.is_none()
+        && incident.aliases.is_empty()
+        && incident.attribution.is_none()
+        && !incident.draft
+}
