@@ -330,6 +330,17 @@ pub struct Source {
     pub imported: Option<String>,
 }
 
+/// An old URL of an incident, and where its file gives it: a path it would share with
+/// another file is only found while planning the site, and is reported at this line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alias {
+    /// Site-relative, without the leading slash: `old/url/`, `old/page.html`.
+    pub path: String,
+    /// 1-based line and column in the incident's file.
+    pub line: usize,
+    pub col: usize,
+}
+
 /// One incident, fully validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Incident {
@@ -351,8 +362,8 @@ pub struct Incident {
     pub regions: Vec<String>,
     pub id: Option<String>,
     pub official_url: Option<WebUrl>,
-    /// Site-relative paths (`/old/url/`) that must keep working.
-    pub aliases: Vec<String>,
+    /// Old URLs that must keep working.
+    pub aliases: Vec<Alias>,
     pub draft: bool,
     pub source: Option<Source>,
     pub extra: Option<serde_json::Value>,

@@ -81,7 +81,7 @@ impl Site {
             config.base_url = base_url.clone();
         }
         render::set_site(&mut theme, &config);
-        let archive = assemble(&files, options.drafts)?;
+        let archive = assemble(&files, options.drafts, &config, &theme)?;
         let views = Views::new(&archive, &config.base_url, None);
         let pages = render::plan(&archive, &config, &theme).map_err(Diagnostics::sorted)?;
         Ok(Site {
@@ -143,7 +143,12 @@ impl Site {
             None
         };
         let content = if self.pending_content {
-            let archive = assemble(&self.files, self.options.drafts)?;
+            let archive = assemble(
+                &self.files,
+                self.options.drafts,
+                &self.config,
+                theme.as_ref().unwrap_or(&self.theme),
+            )?;
             let views = Views::new(
                 &archive,
                 &self.config.base_url,
@@ -342,10 +347,30 @@ fn same_plan(before: &Archive, after: &Archive) -> bool {
         })
 }
 
-fn assemble(files: &Files, drafts: bool) -> Result<Archive, Diagnostics> {
+/// The archive of the files, or every problem of the archive in one report: those of the
+/// files, and the path conflicts among the files that did parse (planned here, since the
+/// plan proper waits for a whole archive).
+fn assemble(
+    files: &Files,
+    drafts: bool,
+    config: &Config,
+    theme: &Theme,
+) -> Result<Archive, Diagnostics> {
     content::collect(files, drafts)
         .map(Archive::assemble)
-        .map_err(Diagnostics::sorted)
+        .map_err(|mut errors| {
+            let parsed: Files = files
+                .iter()
+                .filter(|(_, loaded)| loaded.is_ok())
+                .map(|(path, loaded)| (path.clone(), loaded.clone()))
+                .collect();
+            // With problems across files (reported already), there is no plan to make.
+            if let Ok(content) = content::collect(&parsed, drafts) {
+                let plan = render::plan(&Archive::assemble(content), config, theme);
+                errors.extend(plan.err().unwrap_or_default());
+            }
+            Diagnostics::sorted(errors)
+        })
 }
 
 /// What a change touched, so that only the pages reading it are rendered again.
@@ -411,14 +436,14 @@ impl Dirty {
                 | PageKind::NotFound
                 | PageKind::Provider(_)
                 | PageKind::Incident(_)
-                | PageKind::Alias(_)
+                | PageKind::Alias(..)
         );
         if (self.templates && templated) || (self.assets && matches!(page.kind, PageKind::Asset(_)))
         {
             return true;
         }
         match page.kind {
-            PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i) => {
+            PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i, _) => {
                 self.fresh.get(i).is_some_and(|&fresh| fresh)
             }
             PageKind::Provider(p) | PageKind::ApiProvider(p) | PageKind::Feed(Some(p), _) => {

@@ -162,3 +162,172 @@ fn url_fields_must_be_http_or_https() {
     assert!(err.contains("is not an http(s) URL"));
     assert!(!site.path("public").exists());
 }
+
+/// Every tag, attribute and URL trick the README says the sanitiser drops.
+const DROPPED: &str = r#"<form action="https://evil.example/"><input name=q value=x><input type=checkbox checked>
+<button formaction="javascript:alert(1)">go</button><textarea>t</textarea><select><option>o</select></form>
+<input type=image src=x onerror=alert(2)><iframe src="javascript:alert(3)"></iframe><frame src=x>
+<object data="data:text/html,x"></object><embed src="javascript:alert(4)"><style>*{display:none}</style>
+<link rel=stylesheet href=x><meta http-equiv=refresh content="0;url=javascript:alert(5)"><base href="https://evil.example/">
+<script>alert(6)</script><img src=x onerror=alert(7)><video poster="javascript:alert(8)"><source src=x></video>
+<a href="javascript:alert(9)">a</a> <a href="JaVaScRiPt:alert(10)">b</a> <a href="java&#x09;script:alert(11)">c</a>
+<a href="&#106;avascript:alert(12)">d</a> <a href=" javascript:alert(13)">e</a> <a href="data:text/html,<script>alert(14)</script>">f</a>
+<a href="vbscript:msgbox(15)">g</a> <blockquote cite="javascript:alert(16)">q</blockquote> <del cite="data:x">d</del>
+<a href="https://ok.example/" onclick="alert(17)" style="color:red" class="x" id="clobber" target=_blank>ok</a>
+<td background="javascript:alert(18)">c</td> <details open ontoggle=alert(19)><summary onclick=alert(20)>s</summary></details>
+<svg><a xlink:href="javascript:alert(21)"><text>svg</text></a><animate attributeName=href values="javascript:alert(22)"/><set attributeName=onload to=alert(23)/></svg>
+<math><maction actiontype=statusline xlink:href="javascript:alert(24)">m</maction><mtext><table><mglyph><style><img src=x onerror=alert(25)></style></mglyph></table></mtext></math>
+<noscript><p title="</noscript><img src=x onerror=alert(26)>"></noscript>
+<svg><style><img src=x onerror=alert(27)></style></svg> <table background="javascript:alert(28)"><tr><td>t</td></tr></table>
+<abbr title="ok" lang="xx" onmouseover=alert(29)>abbr</abbr> <ol start=3 type=a><li>item</li></ol>
+
+- [x] a task
+- [ ] another
+"#;
+
+/// The tags and attributes the README allows in incident text; nothing else may appear.
+fn allowed(tag: &str, attr: Option<&str>) -> bool {
+    const TAGS: &[&str] = &[
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "del",
+        "details",
+        "dd",
+        "dl",
+        "dt",
+        "em",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "kbd",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "s",
+        "samp",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    ];
+    TAGS.contains(&tag)
+        && match attr {
+            None => true,
+            Some(attr) => matches!(
+                (tag, attr),
+                ("a", "href" | "title" | "rel")
+                    | ("abbr", "title")
+                    | ("td" | "th", "align")
+                    | ("ol", "start")
+            ),
+        }
+}
+
+/// Checks every element of sanitised incident text against the allow-list.
+fn check_allowed(place: &str, fragment: &scraper::Html) {
+    for element in select(fragment, "body *") {
+        let name = element.value().name();
+        assert!(allowed(name, None), "<{name}> in {place}");
+        for (attr, value) in element.value().attrs() {
+            assert!(allowed(name, Some(attr)), "{attr} on <{name}> in {place}");
+            if attr == "href" {
+                assert!(
+                    ["https://", "http://", "mailto:"]
+                        .iter()
+                        .any(|scheme| value.starts_with(scheme)),
+                    "href={value} in {place}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn only_the_readme_allow_list_survives_in_pages_and_feeds() {
+    let incident = format!(
+        "---\ntitle: Allow-list\nstarted: 2024-03-05T14:00:00Z\nresolved: 2024-03-05T15:00:00Z\nimpact: major\n---\n\
+         {DROPPED}\n### 2024-03-05 14:00 UTC: investigating\n{DROPPED}\n"
+    );
+    let site = Site::new(&[("content/evil/a.md", &incident)]);
+    site.build(&[]);
+    let page = site.html("evil/a/index.html");
+    let prose = select(&page, ".prose");
+    assert_eq!(prose.len(), 2, "summary and one update");
+    for part in prose {
+        let html = part.inner_html();
+        check_allowed("the page", &scraper::Html::parse_fragment(&html));
+        for kept in [
+            "☑ a task",
+            "☐ another",
+            ">ok</a>",
+            "<abbr title=\"ok\">abbr</abbr>",
+            "<ol start=\"3\">",
+        ] {
+            assert!(html.contains(kept), "{kept} missing: {html}");
+        }
+        assert!(!html.to_ascii_lowercase().contains("alert"), "{html}");
+    }
+    for feed_path in ["feed.xml", "rss.xml", "feed.json", "evil/feed.xml"] {
+        let feed = feed_rs::parser::parse(site.read(feed_path).as_bytes()).unwrap();
+        let body = feed.entries[0]
+            .content
+            .as_ref()
+            .and_then(|c| c.body.clone())
+            .or(feed.entries[0].summary.as_ref().map(|s| s.content.clone()))
+            .unwrap();
+        check_allowed(feed_path, &scraper::Html::parse_fragment(&body));
+        assert!(
+            !body.to_ascii_lowercase().contains("alert"),
+            "{feed_path}: {body}"
+        );
+    }
+}
+
+/// Nesting that made the HTML parser quadratic; each case took from 40 s to many minutes.
+#[test]
+fn deeply_nested_html_renders_in_linear_time() {
+    let body = |text: String| {
+        format!(
+            "---\ntitle: Deep\nstarted: 2024-03-05T14:00:00Z\nimpact: major\n---\n{text}END-OF-TEXT\n"
+        )
+    };
+    let cases = [
+        ("divs", "<div>".repeat(100_000)),
+        ("lists", "<blockquote><ul><li>".repeat(20_000)),
+        (
+            "reopened",
+            (0..5_000)
+                .map(|i| format!("<div><b id={i}></div>"))
+                .collect(),
+        ),
+        ("misnested", "<span><div></span>".repeat(20_000)),
+        ("quotes", format!("{} <b>x</b>\n", ">".repeat(50_000))),
+        ("markdown-lists", format!("{}x", "- ".repeat(50_000))),
+    ];
+    for (name, text) in cases {
+        let site = Site::new(&[(&format!("content/evil/{name}.md") as &str, &body(text))]);
+        let start = std::time::Instant::now();
+        site.build(&[]);
+        let took = start.elapsed();
+        assert!(took.as_secs() < 15, "{name}: {took:?}");
+        let page = site.read(&format!("evil/{name}/index.html"));
+        assert!(page.contains("END-OF-TEXT"), "{name}: the text stays");
+        assert!(page.len() < 2_000_000, "{name}: {} bytes", page.len());
+    }
+}

@@ -25,7 +25,21 @@ impl Server {
     }
 
     fn start_with(site: &Site, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_outages"))
+        Server::spawn(site, Command::new(env!("CARGO_BIN_EXE_outages")), args)
+    }
+
+    /// `serve` allowed only `files` open files, through the shell's `ulimit`.
+    fn start_limited(site: &Site, files: u32) -> Server {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -n {files} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_outages"));
+        Server::spawn(site, command, &[])
+    }
+
+    fn spawn(site: &Site, mut command: Command, args: &[&str]) -> Server {
+        let mut child = command
             .args(["serve", "--port", "0", "--root"])
             .arg(site.root())
             .args(args)
@@ -366,4 +380,99 @@ fn a_site_that_does_not_build_at_start_is_served_whole_once_fixed() {
         assert_eq!(server.get(path).0, 200, "{path}");
     }
     assert!(!server.get("/").1.contains("outages-error"));
+}
+
+#[test]
+fn slow_clients_cannot_hold_the_server() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        &incident("Alpha", "2024-03-05T14:00:00Z"),
+    )]);
+    // More clients than the server may open files: each holds its connection by sending
+    // its request head a line at a time, and never finishing it.
+    let server = Server::start_limited(&site, 512);
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], server.port));
+    let slow: Vec<TcpStream> = (0..600)
+        .filter_map(|_| {
+            let mut stream = TcpStream::connect_timeout(&address, Duration::from_secs(5)).ok()?;
+            stream
+                .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                .ok()?;
+            Some(stream)
+        })
+        .collect();
+    assert!(slow.len() > 512, "{} slow clients", slow.len());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let drip = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut slow = slow;
+            for line in 0.. {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                for stream in &mut slow {
+                    let _ = write!(stream, "X-Line-{line}: y\r\n");
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+    };
+    let start = Instant::now();
+    let (status, page) = server.get("/acme/a/");
+    let took = start.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    drip.join().unwrap();
+    assert_eq!(status, 200);
+    assert!(page.contains("Alpha"));
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+}
+
+#[test]
+fn moving_content_away_and_back_keeps_the_watch() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        &incident("Alpha", "2024-03-05T14:00:00Z"),
+    )]);
+    let server = Server::start(&site);
+    std::fs::rename(site.path("content"), site.path("content.x")).unwrap();
+    server.after_change("content moved away", |s| s.get("/acme/a/").0 == 404);
+    std::fs::rename(site.path("content.x"), site.path("content")).unwrap();
+    server.after_change("content moved back", |s| s.get("/acme/a/").0 == 200);
+    site.write(
+        "content/acme/a.md",
+        &incident("Beta", "2024-03-05T14:00:00Z"),
+    );
+    server.after_change("an edit after the move", |s| {
+        s.get("/acme/a/").1.contains("Beta")
+    });
+}
+
+#[test]
+fn a_panic_while_rebuilding_does_not_stop_serve() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        &incident("Alpha", "2024-03-05T14:00:00Z"),
+    )]);
+    let mut server = Server::start(&site);
+    // Made chrono panic (an instant past the year 262143) when this test was written.
+    site.write(
+        "content/acme/a.md",
+        "---\ntitle: Huge\nstarted: 2024-03-05T14:00:00Z\nduration: 9000000000000000s\nimpact: major\n---\n",
+    );
+    server.after_change("the bad file", |s| {
+        s.get("/acme/a/").1.contains("outages-error")
+    });
+    assert!(server.child.try_wait().unwrap().is_none(), "serve stopped");
+    let (status, page) = server.get("/acme/a/");
+    assert_eq!(status, 200);
+    assert!(page.contains("Alpha"), "the last good page is served");
+    site.write(
+        "content/acme/a.md",
+        &incident("Fixed", "2024-03-05T14:00:00Z"),
+    );
+    server.after_change("the fix", |s| {
+        let page = s.get("/acme/a/").1;
+        page.contains("Fixed") && !page.contains("outages-error")
+    });
 }

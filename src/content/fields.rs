@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::content::time::{ACCEPTED_FORMATS, parse_timestamp};
 use crate::content::updates::Body;
 use crate::diagnostics::Diagnostic;
-use crate::model::{Duration, Impact, Incident, Level, Slug, SlugError, Source, WebUrl};
+use crate::model::{Alias, Duration, Impact, Incident, Level, Slug, SlugError, Source, WebUrl};
 
 /// The file being read: where it is and its text, to point errors at it.
 pub struct FileCtx<'a> {
@@ -181,11 +181,15 @@ impl RawIncident {
                 .ok(),
             None => stem_slug(ctx, errors),
         };
-        let aliases: Vec<String> = self
+        let aliases: Vec<Alias> = self
             .aliases
             .iter()
             .filter_map(|field| {
-                let alias = read_alias(&field.value);
+                let alias = read_alias(&field.value).map(|path| Alias {
+                    path,
+                    line: field.pos.line,
+                    col: field.pos.col,
+                });
                 if alias.is_none() {
                     errors.push(
                         ctx.error(

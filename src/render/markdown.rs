@@ -7,6 +7,8 @@ use std::collections::HashSet;
 use ammonia::{Builder, UrlRelative};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd, html};
 
+use crate::render::balance::{MAX_DEPTH, balance};
+
 pub const OPTIONS: Options = Options::ENABLE_TABLES
     .union(Options::ENABLE_STRIKETHROUGH)
     .union(Options::ENABLE_TASKLISTS);
@@ -30,7 +32,6 @@ static TAGS: &[&str] = &[
     "h6",
     "hr",
     "i",
-    "input",
     "kbd",
     "li",
     "ol",
@@ -52,17 +53,28 @@ static TAGS: &[&str] = &[
     "ul",
 ];
 
-/// The one sanitiser: an explicit allow-list, http/https/mailto links only.
+/// Attributes kept, by tag; no other attribute survives on any tag.
+static ATTRIBUTES: &[(&str, &[&str])] = &[
+    ("a", &["href", "title"]),
+    ("abbr", &["title"]),
+    ("td", &["align"]),
+    ("th", &["align"]),
+    ("ol", &["start"]),
+];
+
+/// The one sanitiser: an explicit allow-list of tags and attributes (nothing from ammonia's
+/// defaults, which allow `title` and `lang` everywhere), http/https/mailto links only.
 fn sanitizer() -> Builder<'static> {
     let mut builder = Builder::empty();
     builder
         .tags(TAGS.iter().copied().collect::<HashSet<_>>())
-        .add_tag_attributes("a", ["href", "title"])
-        .add_tag_attributes("abbr", ["title"])
-        .add_tag_attributes("td", ["align"])
-        .add_tag_attributes("th", ["align"])
-        .add_tag_attributes("ol", ["start"])
-        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        .generic_attributes(HashSet::new())
+        .tag_attributes(
+            ATTRIBUTES
+                .iter()
+                .map(|&(tag, attrs)| (tag, attrs.iter().copied().collect()))
+                .collect(),
+        )
         .url_schemes(["http", "https", "mailto"].into_iter().collect())
         .link_rel(Some("noopener noreferrer nofollow"))
         .strip_comments(true);
@@ -96,12 +108,32 @@ pub fn to_html(markdown: &str, page_url: &str) -> String {
     }
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut raw, events(markdown));
-    sanitize(&raw, base)
+    sanitize(&balance(&raw), base)
 }
 
-/// The parser with the page's adjustments.
+/// The parser with the page's adjustments. Elements nested deeper than [`MAX_DEPTH`] lose
+/// their tags and keep their text (`>` typed 50,000 times is one quote 64 deep), as raw
+/// HTML does in [`balance`]: no page holds more nesting than a browser renders.
 fn events(markdown: &str) -> impl Iterator<Item = Event<'_>> {
-    Parser::new_ext(markdown, OPTIONS).map(|event| match event {
+    let mut depth = 0usize;
+    Parser::new_ext(markdown, OPTIONS).filter_map(move |event| {
+        let kept = match event {
+            Event::Start(_) => {
+                depth += 1;
+                depth <= MAX_DEPTH
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                depth < MAX_DEPTH
+            }
+            _ => true,
+        };
+        kept.then(|| adjust(event))
+    })
+}
+
+fn adjust(event: Event<'_>) -> Event<'_> {
+    match event {
         Event::Start(Tag::Heading {
             level,
             id,
@@ -117,8 +149,11 @@ fn events(markdown: &str) -> impl Iterator<Item = Event<'_>> {
         // Status pages show each line as written; a timeline typed line by line must not
         // run together into one paragraph.
         Event::SoftBreak => Event::HardBreak,
+        // pulldown-cmark writes a task's box as an `<input>`, which no page of untrusted
+        // text may hold: the box becomes the character it stands for.
+        Event::TaskListMarker(done) => Event::Text(if done { "☑ " } else { "☐ " }.into()),
         other => other,
-    })
+    }
 }
 
 /// Renders markdown that holds no raw HTML; `None` if the parser found some after all.
@@ -317,5 +352,53 @@ mod tests {
     fn headings_nest_under_the_page() {
         assert_eq!(to_html("## Summary", PAGE), "<h3>Summary</h3>\n");
         assert_eq!(to_html("# Top", PAGE), "<h3>Top</h3>\n");
+    }
+
+    #[test]
+    fn balancing_keeps_what_ordinary_html_parses_to() {
+        let base = ammonia::Url::parse(PAGE).ok();
+        for markdown in [
+            "<p>one<p>two",
+            "<ul><li>a<li>b <b>bold</b></ul>\n\ntext",
+            "<table><tr><td>a<td>b<tr><td>c</table>",
+            "<details><summary>More</summary>\n\n- x\n- y\n\n</details>",
+            "<b>bold <i>both</b> italic</i> plain",
+            "> quote <em>with</em>\n> - list\n>   - nested <code>c</code>",
+            "<div>\n\n**md** in a div\n\n</div>\n\n<dl><dt>a<dd>b<dt>c<dd>d</dl>",
+            "<h2>Head</h2><p>Para <a href=\"https://x.example/\">l</a><br>x</p>",
+            "<p>para<div>block</div></p>",
+            "<textarea>&lt;t&gt;</textarea> <iframe>f</iframe>",
+            "<svg><g>in svg</g></svg><math><mi>x</mi></math><select><option>o</select>",
+            "a <!-- comment --> b <!doctype html> c &amp; &lt;",
+        ] {
+            let mut raw = String::new();
+            html::push_html(&mut raw, events(markdown));
+            assert_eq!(
+                sanitize(&balance(&raw), base.clone()),
+                sanitize(&raw, base.clone()),
+                "{markdown}"
+            );
+        }
+    }
+
+    #[test]
+    fn task_lists_are_text_not_inputs() {
+        let html = to_html("- [x] done\n- [ ] todo <b>b</b>", PAGE);
+        assert!(html.contains("☑ done") && html.contains("☐ todo"), "{html}");
+        assert!(!html.contains("<input"), "{html}");
+    }
+
+    #[test]
+    fn markdown_nesting_is_bounded() {
+        for markdown in [
+            format!("{} deep", ">".repeat(1000)),
+            format!("{} deep <b>b</b>", ">".repeat(1000)),
+            format!("{}deep", "- ".repeat(1000)),
+        ] {
+            let html = to_html(&markdown, PAGE);
+            assert!(html.contains("deep"), "{html}");
+            let opened = html.matches("<blockquote>").count() + html.matches("<ul>").count();
+            assert!(opened <= MAX_DEPTH, "{opened} levels");
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! from), then rendering each page. Nothing here touches the output folder.
 
 pub mod api;
+mod balance;
 pub mod feeds;
 pub mod hosting;
 pub mod markdown;
@@ -66,10 +67,29 @@ pub enum PageKind {
     Headers,
     /// `_redirects` for Netlify and Cloudflare Pages.
     Redirects,
-    /// A redirect from an old URL to an incident.
-    Alias(usize),
+    /// A redirect from an old URL to an incident: the incident, and which of its aliases.
+    Alias(usize, usize),
     /// The asset at this index of the theme.
     Asset(usize),
+}
+
+impl PageKind {
+    /// A file of the site as a whole, which a static file of the same name replaces.
+    fn is_site_file(&self) -> bool {
+        matches!(
+            self,
+            PageKind::Home
+                | PageKind::NotFound
+                | PageKind::Feed(None, _)
+                | PageKind::ApiProviders
+                | PageKind::Sitemap
+                | PageKind::Robots
+                | PageKind::NoJekyll
+                | PageKind::Cname
+                | PageKind::Headers
+                | PageKind::Redirects
+        )
+    }
 }
 
 /// One file of the site: its path under the output folder and what it is.
@@ -80,8 +100,9 @@ pub struct Page {
     pub kind: PageKind,
 }
 
-/// Every file of the site, sorted by path. Two things that would be written to one path
-/// are an error naming both.
+/// Every file of the site, sorted by path, or every path conflict: two things written to
+/// one path (or to paths that differ only in case), or a file where another needs a
+/// folder (`aliases: [/feed.xml/x/]`). Each is found here, before anything is written.
 pub fn plan(
     archive: &Archive,
     config: &Config,
@@ -127,51 +148,30 @@ pub fn plan(
             api::incident_path(incident.provider.as_str(), incident.slug.as_str()),
             PageKind::ApiIncident(index),
         );
-        for alias in &incident.aliases {
-            let path = if alias.ends_with('/') {
-                format!("{alias}index.html")
+        for (number, alias) in incident.aliases.iter().enumerate() {
+            let path = if alias.path.ends_with('/') {
+                format!("{}index.html", alias.path)
             } else {
-                alias.clone()
+                alias.path.clone()
             };
-            add(path, PageKind::Alias(index));
+            add(path, PageKind::Alias(index, number));
         }
     }
-    // A site's own static file wins over a generated file of the same name (a custom
-    // robots.txt, say); the default theme's assets never collide.
+    // A site's own static file replaces a generated file of the site of the same name (a
+    // custom robots.txt, say); one where an incident or a provider writes is a conflict.
     let assets: HashMap<&str, usize> = theme
         .assets
         .iter()
         .enumerate()
         .map(|(i, asset)| (asset.path.as_str(), i))
         .collect();
-    pages.retain(|page| !assets.contains_key(page.path.as_str()));
+    pages.retain(|page| !(page.kind.is_site_file() && assets.contains_key(page.path.as_str())));
     pages.extend(assets.iter().map(|(path, &i)| Page {
         path: path.to_string(),
         kind: PageKind::Asset(i),
     }));
     pages.sort_by(|a, b| a.path.cmp(&b.path));
-
-    let mut errors = Vec::new();
-    for pair in pages.windows(2) {
-        if pair[0].path == pair[1].path {
-            let (first, second) = (owner(archive, &pair[0]), owner(archive, &pair[1]));
-            let (file, other) = match (&first.0, &second.0) {
-                (_, Some(file)) => (file.clone(), first.1),
-                (Some(file), None) => (file.clone(), second.1),
-                (None, None) => (
-                    PathBuf::from("content"),
-                    format!("{} and {}", first.1, second.1),
-                ),
-            };
-            errors.push(
-                Diagnostic::file(
-                    file,
-                    format!("would be written to `{}`, like {other}", pair[0].path),
-                )
-                .with_hint("give one of them another `slug:` (or alias)"),
-            );
-        }
-    }
+    let errors = conflicts(archive, theme, &pages);
     if errors.is_empty() {
         Ok(pages)
     } else {
@@ -179,19 +179,136 @@ pub fn plan(
     }
 }
 
-/// The file a page comes from, if one, and a description of it for collision messages.
-fn owner(archive: &Archive, page: &Page) -> (Option<PathBuf>, String) {
-    match page.kind {
-        PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i) => {
-            let file = archive.incidents[i].file.clone();
-            let what = format!("the incident in `{}`", file.display());
-            (Some(file), what)
+/// Every pair of pages that cannot both be written, once. Paths are compared lowercased:
+/// a build on macOS or Windows, or a host that ignores case, would make `Old/` and `old/`
+/// one file. Linear in the paths' length (times a logarithm): an alias may be long.
+fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic> {
+    let mut keys: Vec<(String, usize)> = pages
+        .iter()
+        .enumerate()
+        .map(|(i, page)| (page.path.to_lowercase(), i))
+        .collect();
+    keys.sort();
+    let mut errors = Vec::new();
+    for pair in keys.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            let (first, second) = (&pages[pair[0].1], &pages[pair[1].1]);
+            let message = if first.path == second.path {
+                format!("would be written to `{}`", first.path)
+            } else {
+                format!(
+                    "would be written to `{}`, which differs only in case from `{}`",
+                    second.path, first.path
+                )
+            };
+            errors.push(
+                clash(archive, theme, first, second, message)
+                    .with_hint("give one of them another path: another `slug:`, or another alias"),
+            );
         }
-        PageKind::Provider(i) => (
-            None,
-            format!("the page of provider `{}`", archive.providers[i].slug),
-        ),
-        _ => (None, format!("the generated `{}`", page.path)),
+    }
+    // A file at a path another page needs as a folder: the pages under it sort right after
+    // `path/`, so one search per file finds them.
+    let mut previous = None;
+    for (key, file) in &keys {
+        // One report per path, even when two pages share it.
+        if previous.replace(key) == Some(key) {
+            continue;
+        }
+        let folder = format!("{key}/");
+        let at = keys.partition_point(|(other, _)| *other < folder);
+        if let Some((under, inside)) = keys.get(at)
+            && under.starts_with(&folder)
+        {
+            let (file, inside) = (&pages[*file], &pages[*inside]);
+            let message = format!(
+                "`{}` would be a file, and also a folder holding `{}`",
+                file.path, inside.path
+            );
+            errors.push(clash(archive, theme, file, inside, message).with_hint(
+                "a path cannot be a file and a folder at once: choose an alias outside every file",
+            ));
+        }
+    }
+    errors
+}
+
+/// The error for two pages that cannot both be written, at the alias's line when one of
+/// them is an alias, else in the file one of them comes from.
+fn clash(
+    archive: &Archive,
+    theme: &Theme,
+    first: &Page,
+    second: &Page,
+    message: String,
+) -> Diagnostic {
+    let (a, b) = (owner(archive, theme, first), owner(archive, theme, second));
+    let (here, other) = match (&a.place, &b.place) {
+        (Some((_, line, _)), _) if *line > 0 => (a, b),
+        (_, Some((_, line, _))) if *line > 0 => (b, a),
+        (Some(_), _) => (a, b),
+        (_, Some(_)) => (b, a),
+        (None, None) => (a, b),
+    };
+    let (path, line, col) = here
+        .place
+        .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
+    let other = match other.place {
+        Some((file, line, col)) if line > 0 => {
+            format!("{} ({}:{line}:{col})", other.what, file.display())
+        }
+        _ => other.what,
+    };
+    let mut diagnostic = Diagnostic::file(
+        path,
+        format!("{message}: {} and {other} cannot both be there", here.what),
+    );
+    (diagnostic.line, diagnostic.col) = (line, col);
+    diagnostic
+}
+
+/// Who writes a page: a description, and where to point an error at, if anywhere.
+struct Owner {
+    what: String,
+    /// The file, and the line and column (0 for the file as a whole).
+    place: Option<(PathBuf, usize, usize)>,
+}
+
+fn owner(archive: &Archive, theme: &Theme, page: &Page) -> Owner {
+    match page.kind {
+        PageKind::Alias(i, number) => {
+            let incident = &archive.incidents[i];
+            let alias = &incident.aliases[number];
+            Owner {
+                what: format!("the alias `/{}`", alias.path),
+                place: Some((incident.file.clone(), alias.line, alias.col)),
+            }
+        }
+        PageKind::Incident(i) | PageKind::ApiIncident(i) => {
+            let file = archive.incidents[i].file.clone();
+            Owner {
+                what: format!("the incident in `{}`", file.display()),
+                place: Some((file, 0, 0)),
+            }
+        }
+        PageKind::Provider(i) | PageKind::ApiProvider(i) | PageKind::Feed(Some(i), _) => Owner {
+            what: format!("the pages of provider `{}`", archive.providers[i].slug),
+            place: None,
+        },
+        PageKind::Asset(i) => match &theme.assets[i].source {
+            AssetSource::File(path) => Owner {
+                what: format!("the static file `{}`", path.display()),
+                place: Some((path.clone(), 0, 0)),
+            },
+            AssetSource::Embedded(_) => Owner {
+                what: format!("the theme's `{}`", page.path),
+                place: None,
+            },
+        },
+        _ => Owner {
+            what: format!("the generated `{}`", page.path),
+            place: None,
+        },
     }
 }
 
@@ -355,7 +472,7 @@ impl Renderer<'_> {
                 ctx.insert("incident", incident);
                 self.template("incident.html", page, &ctx)?
             }
-            PageKind::Alias(i) => {
+            PageKind::Alias(i, _) => {
                 let mut ctx = Context::new();
                 ctx.insert("target", &self.views.incidents[i].summary.url);
                 ctx.insert("title", &self.views.incidents[i].summary.title);
@@ -405,7 +522,7 @@ impl Renderer<'_> {
                         incident
                             .aliases
                             .iter()
-                            .map(|alias| (alias.as_str(), view.summary.path.clone()))
+                            .map(|alias| (alias.path.as_str(), view.summary.path.clone()))
                     });
                 hosting::redirects(base, aliases)
             }

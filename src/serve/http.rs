@@ -1,9 +1,13 @@
-//! The preview's HTTP side (axum): files from memory, the site's 404 page for what is not
-//! there, GET and HEAD only, and a server-sent-events stream that tells pages to reload.
-//! Files are looked up by name in memory, so no request can reach the disk.
+//! The preview's HTTP side (axum on hyper): files from memory, the site's 404 page for what
+//! is not there, GET and HEAD only, and a server-sent-events stream that tells pages to
+//! reload. Files are looked up by name in memory, so no request can reach the disk. No
+//! client can hold the server: a request's head must arrive in [`HEADER_TIMEOUT`], and past
+//! [`MAX_CONNECTIONS`] a new connection closes the oldest.
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -12,6 +16,9 @@ use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::task::AbortHandle;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 
@@ -20,6 +27,13 @@ use super::{Reload, Shared};
 const SCRIPT_PATH: &str = "/__outages/reload.js";
 const EVENTS_PATH: &str = "/__outages/events";
 const SCRIPT: &str = include_str!("reload.js");
+
+/// A request's head (and, on an idle kept-alive connection, the next one) must arrive
+/// within this: a browser on this machine sends it at once.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+/// Connections kept open at once, far above what browsers open (a few per tab, one event
+/// stream each) and far below the usual limit of 1,024 open files.
+const MAX_CONNECTIONS: usize = 256;
 
 /// Serves until Ctrl-C.
 pub fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) -> Result<(), String> {
@@ -37,13 +51,49 @@ pub fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) -> Result<(),
             .fallback(file)
             .with_state(shared);
         tokio::select! {
-            result = axum::serve(listener, app) => result.map_err(|e| e.to_string()),
+            () = accept(listener, app) => Ok(()),
             _ = tokio::signal::ctrl_c() => {
                 println!("stopped");
                 Ok(())
             }
         }
     })
+}
+
+/// Serves each connection in its own task, the oldest closed when there are too many.
+async fn accept(listener: tokio::net::TcpListener, app: Router) {
+    let open: Arc<Mutex<BTreeMap<u64, AbortHandle>>> = Arc::default();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
+    for id in 0u64.. {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors, say: some close soon.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let connection =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        // Locked until the new task is registered, so that it cannot unregister first.
+        let mut connections = open.lock().unwrap_or_else(PoisonError::into_inner);
+        if connections.len() >= MAX_CONNECTIONS
+            && let Some((_, oldest)) = connections.pop_first()
+        {
+            oldest.abort();
+        }
+        let registry = Arc::clone(&open);
+        let task = tokio::spawn(async move {
+            let _ = connection.await;
+            registry
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id);
+        });
+        connections.insert(id, task.abort_handle());
+    }
 }
 
 async fn script() -> Response {
@@ -117,7 +167,7 @@ async fn file(State(shared): State<Arc<Shared>>, method: Method, uri: Uri) -> Re
         )
             .into_response();
     }
-    let store = shared.store.read().expect("store lock");
+    let store = shared.store.read().unwrap_or_else(PoisonError::into_inner);
     let (status, path) = match resolve(&shared.base_path, uri.path()) {
         Target::BadRequest => return (StatusCode::BAD_REQUEST, "bad request\n").into_response(),
         Target::Redirect(to) => return redirect(&to),

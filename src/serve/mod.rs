@@ -6,11 +6,13 @@
 mod http;
 mod watch;
 
+use std::any::Any;
 use std::collections::{BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr, TcpListener};
-use std::path::PathBuf;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
 
 use tokio::sync::broadcast;
@@ -18,10 +20,13 @@ use tokio::sync::broadcast;
 use crate::build::Options;
 use crate::config::BaseUrl;
 use crate::content::CONTENT_DIR;
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::site::{Site, render_pages};
+
+/// The folders watched recursively.
+const SOURCE_DIRS: [&str; 3] = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR];
 
 /// How `serve` was asked to run: also its command line.
 #[derive(Debug, Clone, clap::Args)]
@@ -124,10 +129,9 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
     let (changes_tx, changes) = mpsc::channel::<Vec<PathBuf>>();
     let mut watch = watch::watch(&options.root, options.poll, changes_tx)
         .map_err(|e| format!("cannot watch {}: {e}", options.root.display()))?;
-    let mut watched: BTreeSet<PathBuf> = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR]
-        .iter()
-        .map(|d| options.root.join(d))
-        .filter(|p| p.is_dir())
+    let mut watched: BTreeSet<&str> = SOURCE_DIRS
+        .into_iter()
+        .filter(|d| options.root.join(d).is_dir())
         .collect();
 
     let server = {
@@ -141,9 +145,15 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
             Err(mpsc::RecvTimeoutError::Timeout) if !server.is_finished() => continue,
             Err(_) => break,
         };
-        // A source folder created after the start (a first template) is watched from now on.
-        for dir in [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR].map(|d| options.root.join(d)) {
-            if dir.is_dir() && !watched.contains(&dir) && watch.add_folder(&dir).is_ok() {
+        // A source folder created after the start (a first template), or moved away and
+        // back (the native watch stayed on the folder that went), is watched afresh.
+        for dir in SOURCE_DIRS {
+            let path = options.root.join(dir);
+            let replaced = paths.contains(&path);
+            if replaced {
+                watched.remove(dir);
+            }
+            if path.is_dir() && !watched.contains(dir) && watch.rewatch(dir).is_ok() {
                 watched.insert(dir);
             }
         }
@@ -160,7 +170,7 @@ fn rebuild(
     options: &Options,
     shared: &Shared,
     paths: &[PathBuf],
-    root: &std::path::Path,
+    root: &Path,
 ) {
     let start = Instant::now();
     let what = describe(root, paths);
@@ -176,12 +186,22 @@ fn rebuild(
         }
         return;
     };
-    let result = current.update(paths);
+    let result = match catch_unwind(AssertUnwindSafe(|| current.update(paths))) {
+        Ok(result) => result,
+        Err(panic) => {
+            // The site may be half-updated: the next change builds it whole again, and the
+            // last good pages stay served meanwhile.
+            *site = None;
+            println!("{what}: not rebuilt, the last good site is still served");
+            show_error(shared, &panicked(root, paths, panic.as_ref()));
+            return;
+        }
+    };
     match result {
         Ok(update) => {
             let count = update.rendered.len();
             let (changed, had_error) = {
-                let mut store = shared.store.write().expect("store lock");
+                let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);
                 for path in &update.removed {
                     store.files.remove(path);
                 }
@@ -219,16 +239,19 @@ fn rebuild(
 /// Loads and renders the whole site into the store, or shows why it cannot. A site is
 /// kept only once every page rendered, so a later change never updates a partial store.
 fn full_build(options: &Options, shared: &Shared) -> Option<Site> {
-    let built = Site::load(options).and_then(|site| {
-        let pages: Vec<&Page> = site.pages.iter().collect();
-        let files = render_pages(&site.renderer(), &pages, |page, bytes| {
-            (page.path.clone(), Arc::<[u8]>::from(bytes))
-        })?;
-        Ok((site, files))
-    });
+    let built = catch_unwind(|| {
+        Site::load(options).and_then(|site| {
+            let pages: Vec<&Page> = site.pages.iter().collect();
+            let files = render_pages(&site.renderer(), &pages, |page, bytes| {
+                (page.path.clone(), Arc::<[u8]>::from(bytes))
+            })?;
+            Ok((site, files))
+        })
+    })
+    .unwrap_or_else(|panic| Err(panicked(&options.root, &[], panic.as_ref())));
     match built {
         Ok((site, files)) => {
-            let mut store = shared.store.write().expect("store lock");
+            let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);
             store.files = files.into_iter().collect();
             store.error = None;
             Some(site)
@@ -240,20 +263,50 @@ fn full_build(options: &Options, shared: &Shared) -> Option<Site> {
     }
 }
 
+/// A panic while building, as an error to show like any other: a bug, never a reason to
+/// stop serving.
+fn panicked(root: &Path, paths: &[PathBuf], panic: &(dyn Any + Send)) -> Diagnostics {
+    let cause = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    let file = match paths {
+        [one] => one.clone(),
+        _ => root.to_path_buf(),
+    };
+    Diagnostics(vec![
+        Diagnostic::file(
+            file,
+            format!("outages failed on this change ({cause}); this is a bug in outages"),
+        )
+        .with_hint(
+            "undo the change, or report it with the file; the last good site is still served",
+        ),
+    ])
+}
+
 /// Prints the diagnostics and shows them on every served page.
 fn show_error(shared: &Shared, errors: &Diagnostics) {
     errors.eprint();
-    shared.store.write().expect("store lock").error =
-        Some(errors.render(&annotate_snippets::Renderer::plain()));
+    shared
+        .store
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .error = Some(errors.render(&annotate_snippets::Renderer::plain()));
     let _ = shared.reload.send(Reload::Page);
 }
 
 /// `content/acme/a.md changed` or `3 files changed`. Editors' temporary files, gone by
-/// now, are not worth a mention.
-fn describe(root: &std::path::Path, paths: &[PathBuf]) -> String {
+/// now, are not worth a mention; a source folder that went is.
+fn describe(root: &Path, paths: &[PathBuf]) -> String {
     let shown: Vec<&PathBuf> = paths
         .iter()
-        .filter(|p| p.exists() || p.extension().is_some())
+        .filter(|p| {
+            p.exists()
+                || p.extension().is_some()
+                || SOURCE_DIRS.iter().any(|dir| **p == root.join(dir))
+        })
         .collect();
     match shown.as_slice() {
         [one] => format!(

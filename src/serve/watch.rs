@@ -20,17 +20,32 @@ const DEBOUNCE: Duration = Duration::from_millis(30);
 const POLL_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Keeps the watch alive; dropping it stops watching.
-pub enum Watch {
+pub struct Watch {
+    /// The site root, resolved, as the watches were made.
+    root: PathBuf,
+    debouncer: Backend,
+}
+
+enum Backend {
     Native(Debouncer<RecommendedWatcher, RecommendedCache>),
     Poll(Debouncer<PollWatcher, NoCache>),
 }
 
 impl Watch {
-    /// Starts watching a source folder made after the watch began (a new `templates/`).
-    pub fn add_folder(&mut self, path: &Path) -> notify::Result<()> {
-        match self {
-            Watch::Native(debouncer) => debouncer.watch(path, RecursiveMode::Recursive),
-            Watch::Poll(debouncer) => debouncer.watch(path, RecursiveMode::Recursive),
+    /// Watches the source folder `dir` (`content`) afresh: one made after the watch began
+    /// (a new `templates/`), or one moved away and back, which a native watch does not
+    /// follow (it stays on the folder that moved). Any earlier watch of it is dropped.
+    pub fn rewatch(&mut self, dir: &str) -> notify::Result<()> {
+        let path = self.root.join(dir);
+        match &mut self.debouncer {
+            Backend::Native(debouncer) => {
+                let _ = debouncer.unwatch(&path);
+                debouncer.watch(&path, RecursiveMode::Recursive)
+            }
+            Backend::Poll(debouncer) => {
+                let _ = debouncer.unwatch(&path);
+                debouncer.watch(&path, RecursiveMode::Recursive)
+            }
         }
     }
 }
@@ -66,7 +81,10 @@ pub fn watch(root: &Path, poll: bool, changes: Sender<Vec<PathBuf>>) -> notify::
         let mut debouncer =
             new_debouncer_opt::<_, PollWatcher, NoCache>(DEBOUNCE, None, handler, NoCache, config)?;
         add_roots(&mut debouncer, &real_root)?;
-        Ok(Watch::Poll(debouncer))
+        Ok(Watch {
+            root: real_root,
+            debouncer: Backend::Poll(debouncer),
+        })
     } else {
         let mut debouncer = new_debouncer_opt::<_, RecommendedWatcher, RecommendedCache>(
             DEBOUNCE,
@@ -76,7 +94,10 @@ pub fn watch(root: &Path, poll: bool, changes: Sender<Vec<PathBuf>>) -> notify::
             notify::Config::default(),
         )?;
         add_roots(&mut debouncer, &real_root)?;
-        Ok(Watch::Native(debouncer))
+        Ok(Watch {
+            root: real_root,
+            debouncer: Backend::Native(debouncer),
+        })
     }
 }
 

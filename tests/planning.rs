@@ -1,0 +1,109 @@
+//! Every output path conflict is found while planning, by `check` and `build` alike, before
+//! anything is written, and reported at the alias that causes it.
+
+mod common;
+
+use common::{Site, stderr};
+
+fn incident(title: &str, extra: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nstarted: 2024-03-05T14:00:00Z\nimpact: major\n{extra}---\nText.\n"
+    )
+}
+
+/// Runs `check` then `build`: both fail with every wanted message, and nothing is written.
+fn both_refuse(site: &Site, wanted: &[&str]) -> String {
+    let mut last = String::new();
+    for command in ["check", "build"] {
+        let output = site.run(&[command]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{command}:\n{err}");
+        for want in wanted {
+            assert!(err.contains(want), "{command}: `{want}` missing:\n{err}");
+        }
+        assert!(!err.contains("Is a directory"), "{err}");
+        assert!(!site.path("public").exists(), "{command} wrote public/");
+        last = err;
+    }
+    last
+}
+
+#[test]
+fn an_alias_inside_another_file_is_an_error_at_its_line() {
+    let site = Site::new(&[
+        (
+            "content/acme/a.md",
+            &incident(
+                "A",
+                "aliases:\n  - /feed.xml/x/\n  - /_headers/\n  - /acme/ok/index.html/x\n  - /api/v1/acme.json/old/\n",
+            ),
+        ),
+        ("content/acme/ok.md", &incident("Ok", "")),
+    ]);
+    let err = both_refuse(
+        &site,
+        &[
+            "a.md:6:5: error: `feed.xml` would be a file, and also a folder",
+            "a.md:7:5: error: `_headers` would be a file, and also a folder",
+            "a.md:8:5: error: `acme/ok/index.html` would be a file, and also a folder",
+            "a.md:9:5: error: `api/v1/acme.json` would be a file, and also a folder",
+        ],
+    );
+    assert_eq!(err.matches("error:").count(), 4, "{err}");
+}
+
+#[test]
+fn an_alias_on_any_generated_or_static_file_is_an_error_at_its_line() {
+    let site = Site::new(&[
+        (
+            "content/acme/a.md",
+            &incident(
+                "A",
+                "aliases: [/acme/feed.json, /api/v1/acme/b.json, /notes.txt, /b/]\n",
+            ),
+        ),
+        ("content/acme/b.md", &incident("B", "aliases: [/B/]\n")),
+        ("static/notes.txt", "mine"),
+    ]);
+    both_refuse(
+        &site,
+        &[
+            "a.md:5:11: error: would be written to `acme/feed.json`",
+            "a.md:5:28: error: would be written to `api/v1/acme/b.json`",
+            "a.md:5:49: error: would be written to `notes.txt`: the alias `/notes.txt` and the static file",
+            "b.md:5:11: error: would be written to `b/index.html`, which differs only in case \
+             from `B/index.html`: the alias `/B/` and the alias `/b/`",
+            "a.md:5:61)",
+        ],
+    );
+}
+
+#[test]
+fn a_static_file_still_replaces_a_generated_file_of_the_site() {
+    let site = Site::new(&[
+        ("content/acme/a.md", &incident("A", "")),
+        ("static/robots.txt", "User-agent: *\nDisallow: /\n"),
+    ]);
+    site.build(&[]);
+    assert_eq!(site.read("robots.txt"), "User-agent: *\nDisallow: /\n");
+}
+
+#[test]
+fn conflicts_are_reported_with_the_other_errors_each_pair_once() {
+    let site = Site::new(&[
+        ("content/acme/a.md", &incident("A", "aliases: [/old/]\n")),
+        ("content/acme/b.md", &incident("B", "aliases: [/old/]\n")),
+        ("content/acme/c.md", &incident("C", "slug: a\n")),
+        ("content/acme/broken.md", "---\ntitle: Broken\n---\n"),
+    ]);
+    let err = both_refuse(
+        &site,
+        &[
+            "broken.md:1:1: error: missing `started`",
+            "would be written to `old/index.html`",
+            "would be written to `acme/a/index.html`",
+        ],
+    );
+    assert_eq!(err.matches("`old/index.html`").count(), 1, "{err}");
+    assert_eq!(err.matches("`acme/a/index.html`").count(), 1, "{err}");
+}
