@@ -2,7 +2,6 @@
 //! `build` and `check` share every step but the last.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
@@ -10,7 +9,7 @@ use indicatif::ProgressBar;
 use crate::config::BaseUrl;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
-use crate::output::{self, OutputFile, Staging, WriteStats};
+use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::site::{Site, render_pages};
@@ -51,7 +50,7 @@ impl Options {
 }
 
 /// What a build did, for the summary line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     pub incidents: usize,
     pub providers: usize,
@@ -60,6 +59,8 @@ pub struct Summary {
     /// HTML pages among them.
     pub pages: usize,
     pub written: WriteStats,
+    /// Folders of ours beside the output that could not be removed: worth a warning.
+    pub leftovers: Vec<Leftover>,
     pub elapsed: Duration,
 }
 
@@ -71,15 +72,27 @@ pub enum Error {
     /// The command cannot run as asked: exit code 2.
     #[error("{0}")]
     Usage(String),
-    #[error("cannot write {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// Writing the output failed; it holds the complete old site (or the new one, with
+    /// a warning): exit code 1.
+    #[error(transparent)]
+    Output(output::Error),
 }
 
-/// Builds the site into the output folder. The folder is touched only once every page has
-/// rendered: on any error it stays exactly as it was.
+impl From<output::Error> for Error {
+    fn from(error: output::Error) -> Error {
+        match error {
+            // Something of the user's is in the way: the command cannot run as asked.
+            output::Error::InTheWay { .. } | output::Error::MountPoint(_) => {
+                Error::Usage(error.to_string())
+            }
+            other => Error::Output(other),
+        }
+    }
+}
+
+/// Builds the site into the output folder, holding its lock (waiting, with a notice, for
+/// another build of it). The folder is touched only once every page has rendered, and then
+/// swapped in one step: on any error it stays exactly as it was.
 pub fn build(options: &Options, progress: &ProgressBar) -> Result<Summary, Error> {
     let out_dir = options.output_dir();
     check_output_dir(&options.root, &out_dir)?;
@@ -99,18 +112,19 @@ fn run(
     let start = Instant::now();
     let site = Site::load(options).map_err(Error::Invalid)?;
     progress.set_length(site.pages.len() as u64);
-    let io_error = |source| Error::Io {
-        path: out_dir.unwrap_or(Path::new(".")).to_path_buf(),
-        source,
+    let output = match out_dir {
+        Some(dir) => Some(Output::open(&resolved(dir), || {
+            // Said once, as cargo does, so a build that seems stuck says why.
+            progress.suspend(|| {
+                eprintln!("waiting for another build of {} to finish", dir.display());
+            });
+        })?),
+        None => None,
     };
-    let staging = out_dir.map(Staging::new).transpose().map_err(io_error)?;
     let pages: Vec<&Page> = site.pages.iter().collect();
-    let staged_count = AtomicUsize::new(0);
     // Compares with the disk and stages a file if it changed: `None` when unchanged.
-    let stage = |path: &str, bytes: &[u8]| match (out_dir, &staging) {
-        (Some(dir), Some(staging)) if !output::is_unchanged(dir, path, bytes) => {
-            Some(staging.put(staged_count.fetch_add(1, Ordering::Relaxed), bytes))
-        }
+    let stage = |path: &str, bytes: &[u8]| match &output {
+        Some(output) if !output.is_unchanged(path, bytes) => Some(output.stage(bytes)),
         _ => None,
     };
     let rendered = render_pages(&site.renderer(), &pages, |page, bytes| {
@@ -119,10 +133,10 @@ fn run(
         let staged = stage(&page.path, &bytes);
         let mut files = vec![(page.path.clone(), staged)];
         if options.precompress && output::compressible(&page.path, bytes.len()) {
-            let siblings_exist = out_dir.is_some_and(|dir| {
+            let siblings_exist = output.as_ref().is_some_and(|output| {
                 [".gz", ".br"]
                     .iter()
-                    .all(|suffix| dir.join(format!("{}{suffix}", page.path)).is_file())
+                    .all(|suffix| output.has_file(&format!("{}{suffix}", page.path)))
             });
             if files[0].1.is_none() && siblings_exist {
                 // Unchanged page, unchanged siblings: no need to compress it again.
@@ -142,12 +156,12 @@ fn run(
     for (path, staged) in rendered.into_iter().flatten() {
         files.push(OutputFile {
             path,
-            staged: staged.transpose().map_err(io_error)?,
+            staged: staged.transpose()?,
         });
     }
-    let written = match (out_dir, staging) {
-        (Some(dir), Some(staging)) => output::commit(dir, staging, &files).map_err(io_error)?,
-        _ => WriteStats::default(),
+    let (written, leftovers) = match output {
+        Some(output) => output.commit(&files)?,
+        None => (WriteStats::default(), Vec::new()),
     };
     progress.finish_and_clear();
     let summary = Summary {
@@ -160,6 +174,7 @@ fn run(
             .filter(|p| p.path.ends_with(".html"))
             .count(),
         written,
+        leftovers,
         elapsed: start.elapsed(),
     };
     // Freeing a whole archive takes as long as a tenth of the build: do it off the path
@@ -204,7 +219,7 @@ fn check_output_dir(root: &Path, out_dir: &Path) -> Result<(), Error> {
     let protected = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR].map(|dir| root.join(dir));
     if root.starts_with(&out) || protected.iter().any(|dir| out.starts_with(dir)) {
         return Err(Error::Usage(format!(
-            "refusing to build into {}: it holds the site's own files, and a build removes what it did not write",
+            "refusing to build into {}: it holds the site's own files, and a build replaces the output folder as a whole",
             out_dir.display()
         )));
     }

@@ -75,7 +75,7 @@ enum Command {
     Build {
         #[command(flatten)]
         site: SiteArgs,
-        /// Where to write the site. Files the build did not write are removed from it.
+        /// Where to write the site. Only files an earlier build wrote are removed from it; a second build of it waits for the first.
         #[arg(long)]
         output: Option<PathBuf>,
         /// The URL the site is published at, e.g. https://user.github.io/repo/ (overrides site.yaml).
@@ -162,6 +162,9 @@ fn main() -> ExitCode {
 fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
     match result {
         Ok(summary) => {
+            for leftover in &summary.leftovers {
+                eprintln!("warning: {leftover}");
+            }
             println!("{}", summary_line(verb, &summary));
             ExitCode::SUCCESS
         }
@@ -173,7 +176,7 @@ fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
             eprintln!("error: {error}");
             ExitCode::from(2)
         }
-        Err(error @ Error::Io { .. }) => {
+        Err(error @ Error::Output(_)) => {
             eprintln!("error: {error}");
             ExitCode::from(1)
         }

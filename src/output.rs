@@ -1,16 +1,35 @@
-//! Writing the site, the one module that touches the output folder. Rendered files that
-//! differ from what is on disk go to a staging folder beside the output as they are made
-//! (so a build never holds the whole site in memory); only once every page has rendered are
-//! they moved into place, and files that no longer belong are removed. A failed build
-//! discards the staging folder and leaves the output exactly as it was.
+//! Writing the site, the one module that touches the output folder. The folder belongs to
+//! the user: a build replaces only what an earlier build wrote, keeps everything else, and
+//! leaves either the complete old site or the complete new one, whatever happens.
+//!
+//! - One build at a time: an exclusive lock on a file beside the output (`.public.lock`).
+//! - Rendered files that differ from the ones on disk wait, as they are made, in the
+//!   build's own staging folder beside the output (`.public.staging-<pid>`), so a build
+//!   never holds the whole site in memory.
+//! - Once every page has rendered, the complete new tree is put together in the staging
+//!   folder: changed files moved in, unchanged ones hard-linked from the old tree (their
+//!   mtime stays, so a CDN sync sends only what changed), everything the user put in the
+//!   output carried over, and the manifest (`.outages-manifest`) listing what was written.
+//! - The two trees are swapped in one step (`renameat2(RENAME_EXCHANGE)`), so a kill at any
+//!   instant or an error anywhere leaves one complete site. Where that is refused, a rename
+//!   pair, which the next build undoes if it was cut between the two renames.
+//! - Nothing is read or written through a symlink inside the output folder.
 
-use std::collections::{BTreeSet, HashSet};
-use std::fs;
-use std::io;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fs::{self, File};
+use std::io::{self, Read as _};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use walkdir::WalkDir;
+
+/// The list of the files a build wrote, in the output folder: sorted, one site path a line.
+pub const MANIFEST: &str = ".outages-manifest";
+/// In the staging folder: the new tree, and the old one while a rename pair is under way.
+const TREE: &str = "tree";
+const ASIDE: &str = "old";
 
 /// A rendered file, and where its new bytes wait if they differ from the file on disk.
 pub struct OutputFile {
@@ -22,114 +41,606 @@ pub struct OutputFile {
 /// What a write did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct WriteStats {
+    /// Files whose bytes changed.
     pub written: usize,
     pub unchanged: usize,
+    /// Files an earlier build wrote that the site no longer has.
     pub removed: usize,
 }
 
-/// Joins a site path to the output folder, refusing anything that could leave it.
-pub fn safe_join(out_dir: &Path, site_path: &str) -> Option<PathBuf> {
+/// A folder of an earlier build that could not be removed. The site is complete anyway.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("could not remove {}, left by a build ({reason}): the site is complete; remove that folder by hand", path.display())]
+pub struct Leftover {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error("cannot put the new site in place at {}: {source}; it still holds the previous site", path.display())]
+    Swap { path: PathBuf, source: io::Error },
+    #[error("{} was not written by outages and stands where the site now writes {}: move it elsewhere, then build again", yours.display(), ours.display())]
+    InTheWay { yours: PathBuf, ours: PathBuf },
+    #[error("{} is a mount point inside the output folder, which a build replaces as a whole: unmount it or build elsewhere", .0.display())]
+    MountPoint(PathBuf),
+    #[error(
+        "the site file `{0}` cannot be written: it would leave the output folder, take the manifest's name or hold a line break"
+    )]
+    BadPath(String),
+}
+
+/// An I/O error, with what was being done and to which path.
+fn io_at(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// A site path as a path relative to the output folder, or `None` if it could leave it
+/// or could not be one line of the manifest.
+fn site_relative(site_path: &str) -> Option<&Path> {
     let relative = Path::new(site_path);
     let inside = !site_path.is_empty()
-        && !site_path.contains('\\')
+        && !site_path.contains(['\\', '\n', '\r'])
         && relative
             .components()
             .all(|c| matches!(c, Component::Normal(_)));
-    inside.then(|| out_dir.join(relative))
+    inside.then_some(relative)
 }
 
-/// Whether the file at `site_path` already holds `bytes` (so it need not be written, and
-/// its mtime stays, so a sync to a CDN sends only what changed).
-pub fn is_unchanged(out_dir: &Path, site_path: &str, bytes: &[u8]) -> bool {
-    let Some(path) = safe_join(out_dir, site_path) else {
-        return false;
-    };
-    match fs::metadata(&path) {
-        Ok(meta) if meta.is_file() && meta.len() == bytes.len() as u64 => {
-            fs::read(&path).is_ok_and(|old| old == bytes)
+/// Opens a file for reading, refusing a symlink (the walk already refused symlinked folders).
+fn open_nofollow(path: &Path) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    Ok(File::from(fd))
+}
+
+/// An entry of the old output folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir(fs::Permissions),
+    Symlink,
+    /// A FIFO, socket or device: carried over by a hard link, never opened.
+    Other,
+}
+
+/// Site paths as files, and every folder holding one.
+#[derive(Debug, Default)]
+struct PathSet {
+    files: HashSet<PathBuf>,
+    dirs: HashSet<PathBuf>,
+}
+
+impl PathSet {
+    fn new<'a>(paths: impl IntoIterator<Item = &'a Path>) -> PathSet {
+        let mut set = PathSet::default();
+        for path in paths {
+            for dir in path.ancestors().skip(1) {
+                // Once a folder is known, so are the ones above it.
+                if dir.as_os_str().is_empty() || !set.dirs.insert(dir.to_path_buf()) {
+                    break;
+                }
+            }
+            set.files.insert(path.to_path_buf());
         }
-        _ => false,
+        set
+    }
+
+    /// What a manifest lists; lines that could leave the output folder are ignored.
+    fn from_manifest(bytes: &[u8]) -> PathSet {
+        let text = String::from_utf8_lossy(bytes);
+        PathSet::new(
+            text.lines()
+                .filter_map(site_relative)
+                .filter(|p| *p != Path::new(MANIFEST)),
+        )
     }
 }
 
-/// A folder beside the output (`.public.staging`), on the same disk so that moving a file
-/// from it is a rename. Removed when dropped.
-pub struct Staging {
-    dir: PathBuf,
+/// The manifest of a build writing `paths`: sorted, one a line.
+fn manifest_text<'a>(paths: impl IntoIterator<Item = &'a str>) -> String {
+    let mut sorted: Vec<&str> = paths.into_iter().collect();
+    sorted.sort_unstable();
+    sorted.iter().map(|p| format!("{p}\n")).collect()
+}
+
+/// What becomes of an entry of the old output folder.
+#[derive(Debug, PartialEq, Eq)]
+enum Fate {
+    /// Ours: written again, or a folder made again as needed.
+    Ours,
+    /// Ours, and the new site no longer has it.
+    Removed,
+    /// The user's: carried over as it is.
+    Kept,
+    /// The user's, where the new site writes this file.
+    InTheWay(PathBuf),
+}
+
+/// Decides an entry's fate from the new site and what the previous build wrote. A file or
+/// link of the user's at a path the site now writes is replaced; a folder of theirs there
+/// is in the way.
+fn fate(path: &Path, is_dir: bool, new: &PathSet, before: &PathSet) -> Fate {
+    let ours_before = if is_dir {
+        before.dirs.contains(path)
+    } else {
+        before.files.contains(path)
+    };
+    let ours = |kept| match (ours_before, is_dir) {
+        (true, false) => Fate::Removed,
+        (true, true) => Fate::Ours,
+        (false, _) => kept,
+    };
+    if path == Path::new(MANIFEST) {
+        Fate::Ours
+    } else if new.files.contains(path) {
+        if is_dir && !ours_before {
+            Fate::InTheWay(path.to_path_buf())
+        } else {
+            Fate::Ours
+        }
+    } else if new.dirs.contains(path) {
+        ours(Fate::Ours)
+    } else if let Some(file) = path.ancestors().skip(1).find(|a| new.files.contains(*a)) {
+        ours(Fate::InTheWay(file.to_path_buf()))
+    } else {
+        ours(Fate::Kept)
+    }
+}
+
+/// The output folder as it was when the build started.
+#[derive(Debug, Default)]
+struct Old {
+    /// Every entry, parents before children, none reached through a symlink.
+    entries: BTreeMap<PathBuf, Kind>,
+    /// The previous build's manifest, as read.
+    manifest: Option<Vec<u8>>,
+    /// What it lists.
+    written: PathSet,
+    /// The folder's own permissions; `None` when there is no output folder yet.
+    root: Option<fs::Permissions>,
+}
+
+impl Old {
+    fn read(out: &Path) -> Result<Old, Error> {
+        let root = match fs::symlink_metadata(out) {
+            Ok(meta) if meta.is_dir() => meta,
+            Ok(_) => {
+                return Err(Error::Io {
+                    action: "build into",
+                    path: out.to_path_buf(),
+                    source: io::ErrorKind::NotADirectory.into(),
+                });
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Old::default()),
+            Err(e) => return Err(io_at("read", out)(e)),
+        };
+        let mut entries = BTreeMap::new();
+        for entry in WalkDir::new(out).min_depth(1) {
+            let entry = entry.map_err(|e| {
+                let path = e.path().unwrap_or(out).to_path_buf();
+                io_at("read", &path)(e.into())
+            })?;
+            let file_type = entry.file_type();
+            let kind = if file_type.is_dir() {
+                let meta = entry
+                    .metadata()
+                    .map_err(|e| io_at("read", entry.path())(e.into()))?;
+                // Removing the old tree would empty another filesystem.
+                if meta.dev() != root.dev() {
+                    return Err(Error::MountPoint(entry.into_path()));
+                }
+                Kind::Dir(meta.permissions())
+            } else if file_type.is_file() {
+                Kind::File
+            } else if file_type.is_symlink() {
+                Kind::Symlink
+            } else {
+                Kind::Other
+            };
+            let relative = entry.path().strip_prefix(out).unwrap_or(entry.path());
+            entries.insert(relative.to_path_buf(), kind);
+        }
+        let manifest = match entries.get(Path::new(MANIFEST)) {
+            Some(Kind::File) => {
+                let path = out.join(MANIFEST);
+                let mut bytes = Vec::new();
+                open_nofollow(&path)
+                    .and_then(|mut file| file.read_to_end(&mut bytes))
+                    .map_err(io_at("read", &path))?;
+                Some(bytes)
+            }
+            _ => None,
+        };
+        Ok(Old {
+            entries,
+            written: manifest
+                .as_deref()
+                .map(PathSet::from_manifest)
+                .unwrap_or_default(),
+            manifest,
+            root: Some(root.permissions()),
+        })
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        matches!(self.entries.get(path), Some(Kind::File))
+    }
+}
+
+/// This build's folder beside the output; removed when dropped, unless already removed.
+struct Staging {
+    path: Option<PathBuf>,
 }
 
 impl Staging {
-    pub fn new(out_dir: &Path) -> io::Result<Staging> {
-        let name = out_dir
-            .file_name()
-            .map_or_else(|| "public".into(), |n| n.to_string_lossy().into_owned());
-        let parent = out_dir
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let dir = parent.join(format!(".{name}.staging"));
-        // A staging folder left by a build that was killed.
-        if dir.exists() {
-            fs::remove_dir_all(&dir)?;
+    /// A new folder named after the output and this process; a number is added if a folder
+    /// of that name could not be removed.
+    fn create(parent: &Path, prefix: &str) -> Result<Staging, Error> {
+        let pid = std::process::id();
+        for n in 0..100 {
+            let name = match n {
+                0 => format!("{prefix}-{pid}"),
+                n => format!("{prefix}-{pid}-{n}"),
+            };
+            let path = parent.join(name);
+            match fs::create_dir(&path) {
+                Ok(()) => return Ok(Staging { path: Some(path) }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io_at("create", &path)(e)),
+            }
         }
-        fs::create_dir_all(&dir)?;
-        Ok(Staging { dir })
+        Err(io_at("create", &parent.join(prefix))(
+            io::ErrorKind::AlreadyExists.into(),
+        ))
     }
 
-    /// Writes the bytes of the file numbered `index`; flat names, so no folder is made.
-    pub fn put(&self, index: usize, bytes: &[u8]) -> io::Result<PathBuf> {
-        let path = self.dir.join(index.to_string());
-        fs::write(&path, bytes)?;
-        Ok(path)
+    fn path(&self) -> &Path {
+        self.path.as_deref().expect("present until removed")
+    }
+
+    fn remove(mut self) -> Option<Leftover> {
+        let path = self.path.take()?;
+        fs::remove_dir_all(&path).err().map(|e| Leftover {
+            path,
+            reason: e.to_string(),
+        })
     }
 }
 
 impl Drop for Staging {
     fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
+        if let Some(path) = self.path.take() {
+            let _ = fs::remove_dir_all(path);
+        }
     }
 }
 
-/// Moves the staged files into `out_dir` and removes every file of it that is not in
-/// `files`.
-pub fn commit(out_dir: &Path, staging: Staging, files: &[OutputFile]) -> io::Result<WriteStats> {
-    fs::create_dir_all(out_dir)?;
-    let mut targets = Vec::with_capacity(files.len());
-    for file in files {
-        let path = safe_join(out_dir, &file.path).ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("`{}` would leave the output folder", file.path),
-            )
-        })?;
-        targets.push(path);
+/// Whether `name`, beside the output, is a staging folder of one of its builds (the bare
+/// name is the one versions before the manifest used).
+fn is_staging(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+}
+
+/// Puts back an output folder that a build killed between two renames left aside, then
+/// removes what killed builds left. Runs under the lock only.
+fn clear_leftovers(out: &Path, parent: &Path, prefix: &str) -> Result<Vec<Leftover>, Error> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(parent).map_err(io_at("read", parent))? {
+        let entry = entry.map_err(io_at("read", parent))?;
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| is_staging(name, prefix))
+        {
+            found.push(entry.path());
+        }
     }
-    // Folders first, each once: creating entries is what costs on most disks.
-    let dirs: BTreeSet<&Path> = files
-        .iter()
-        .zip(&targets)
-        .filter(|(file, _)| file.staged.is_some())
-        .filter_map(|(_, path)| path.parent())
-        .collect();
-    for dir in dirs {
-        fs::create_dir_all(dir)?;
+    found.sort();
+    let missing =
+        matches!(fs::symlink_metadata(out), Err(e) if e.kind() == io::ErrorKind::NotFound);
+    if missing {
+        let aside = found
+            .iter()
+            .map(|dir| dir.join(ASIDE))
+            .find(|old| fs::symlink_metadata(old).is_ok_and(|m| m.is_dir()));
+        if let Some(old) = aside {
+            fs::rename(&old, out).map_err(io_at("restore", out))?;
+        }
     }
-    // A rename replaces a file at once: a reader never sees half of one.
-    files
-        .par_iter()
-        .zip(&targets)
-        .try_for_each(|(file, path)| match &file.staged {
-            Some(staged) => fs::rename(staged, path).or_else(|_| fs::copy(staged, path).map(drop)),
-            None => Ok(()),
-        })?;
-    drop(staging);
-    let written = files.iter().filter(|f| f.staged.is_some()).count();
-    let keep: HashSet<&Path> = targets.iter().map(PathBuf::as_path).collect();
-    Ok(WriteStats {
-        written,
-        unchanged: files.len() - written,
-        removed: prune(out_dir, &keep)?,
-    })
+    Ok(found
+        .into_iter()
+        .filter_map(|path| {
+            fs::remove_dir_all(&path).err().map(|e| Leftover {
+                path,
+                reason: e.to_string(),
+            })
+        })
+        .collect())
+}
+
+/// Swaps two folders in one step; `Unsupported` where the system has no such call.
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(io::Error::from)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Whether an exchange failed because the system or the filesystem cannot do it.
+fn exchange_unsupported(error: &io::Error) -> bool {
+    use rustix::io::Errno;
+    error.kind() == io::ErrorKind::Unsupported
+        || Errno::from_io_error(error)
+            .is_some_and(|e| [Errno::INVAL, Errno::NOSYS, Errno::NOTSUP].contains(&e))
+}
+
+/// Hard-links a file into the new tree (same bytes, same mtime); where the filesystem or
+/// the file refuses a link, copies it and its mtime.
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), Error> {
+    if fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    let copy = || -> io::Result<()> {
+        let mut source = open_nofollow(from)?;
+        let meta = source.metadata()?;
+        let mut target = File::create_new(to)?;
+        io::copy(&mut source, &mut target)?;
+        target.set_permissions(meta.permissions())?;
+        target.set_modified(meta.modified()?)
+    };
+    copy().map_err(io_at("copy", from))
+}
+
+/// Carries an entry of the user's from the old tree into the new one.
+fn carry(from: &Path, to: &Path, kind: &Kind) -> Result<(), Error> {
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(io_at("create", parent))?;
+    }
+    match kind {
+        Kind::Dir(_) => fs::create_dir_all(to).map_err(io_at("create", to)),
+        Kind::File => link_or_copy(from, to),
+        Kind::Symlink => fs::read_link(from)
+            .and_then(|target| std::os::unix::fs::symlink(target, to))
+            .map_err(io_at("copy", from)),
+        Kind::Other => fs::hard_link(from, to).map_err(io_at("carry over", from)),
+    }
+}
+
+/// A build's hold on its output folder, from before the first comparison to the swap.
+pub struct Output {
+    out: PathBuf,
+    old: Old,
+    staged: AtomicUsize,
+    leftovers: Vec<Leftover>,
+    // Dropped before the lock: the staging folder goes while no other build can look.
+    staging: Staging,
+    _lock: File,
+}
+
+impl Output {
+    /// Locks the output folder `out` (absolute, links resolved), calling `on_wait` once if
+    /// another build holds it, then clears what killed builds left and reads the old tree.
+    pub fn open(out: &Path, on_wait: impl FnOnce()) -> Result<Output, Error> {
+        let (Some(parent), Some(name)) = (out.parent(), out.file_name()) else {
+            return Err(Error::Io {
+                action: "build into",
+                path: out.to_path_buf(),
+                source: io::ErrorKind::InvalidInput.into(),
+            });
+        };
+        fs::create_dir_all(parent).map_err(io_at("create", parent))?;
+        let name = name.to_string_lossy();
+        let lock_path = parent.join(format!(".{name}.lock"));
+        let lock = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(io_at("create", &lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                on_wait();
+                lock.lock().map_err(io_at("lock", &lock_path))?;
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io_at("lock", &lock_path)(e)),
+        }
+        let prefix = format!(".{name}.staging");
+        let leftovers = clear_leftovers(out, parent, &prefix)?;
+        let staging = Staging::create(parent, &prefix)?;
+        Ok(Output {
+            out: out.to_path_buf(),
+            old: Old::read(out)?,
+            staged: AtomicUsize::new(0),
+            leftovers,
+            staging,
+            _lock: lock,
+        })
+    }
+
+    /// Whether the file at `site_path` already holds `bytes` (so it is kept, mtime and all).
+    pub fn is_unchanged(&self, site_path: &str, bytes: &[u8]) -> bool {
+        let Some(relative) = site_relative(site_path).filter(|p| self.old.is_file(p)) else {
+            return false;
+        };
+        let Ok(mut file) = open_nofollow(&self.out.join(relative)) else {
+            return false;
+        };
+        if !file
+            .metadata()
+            .is_ok_and(|meta| meta.len() == bytes.len() as u64)
+        {
+            return false;
+        }
+        let mut old = Vec::with_capacity(bytes.len());
+        file.read_to_end(&mut old).is_ok() && old == bytes
+    }
+
+    /// Whether the old tree has a file (not a link) at `site_path`.
+    pub fn has_file(&self, site_path: &str) -> bool {
+        site_relative(site_path).is_some_and(|p| self.old.is_file(p))
+    }
+
+    /// Writes changed bytes to the staging folder, under a number: no folder is made.
+    pub fn stage(&self, bytes: &[u8]) -> Result<PathBuf, Error> {
+        let n = self.staged.fetch_add(1, Ordering::Relaxed);
+        let path = self.staging.path().join(n.to_string());
+        fs::write(&path, bytes).map_err(io_at("write", &path))?;
+        Ok(path)
+    }
+
+    /// Puts the site of `files` in place of the old one in one step, keeping the user's
+    /// entries and dropping ours that the site no longer has. Touches nothing when nothing
+    /// changed.
+    pub fn commit(self, files: &[OutputFile]) -> Result<(WriteStats, Vec<Leftover>), Error> {
+        let mut paths = Vec::with_capacity(files.len());
+        for file in files {
+            let relative = site_relative(&file.path)
+                .filter(|p| *p != Path::new(MANIFEST))
+                .ok_or_else(|| Error::BadPath(file.path.clone()))?;
+            paths.push(relative);
+        }
+        let new = PathSet::new(paths.iter().copied());
+        let mut kept = Vec::new();
+        let mut removed = 0;
+        for (path, kind) in &self.old.entries {
+            match fate(path, matches!(kind, Kind::Dir(_)), &new, &self.old.written) {
+                Fate::Ours => {}
+                Fate::Removed => removed += 1,
+                Fate::Kept => kept.push((path.as_path(), kind)),
+                Fate::InTheWay(ours) => {
+                    return Err(Error::InTheWay {
+                        yours: self.out.join(path),
+                        ours: self.out.join(ours),
+                    });
+                }
+            }
+        }
+        let written = files.iter().filter(|f| f.staged.is_some()).count();
+        let stats = WriteStats {
+            written,
+            unchanged: files.len() - written,
+            removed,
+        };
+        let manifest = manifest_text(files.iter().map(|f| f.path.as_str()));
+        let mut leftovers = self.leftovers;
+        if written == 0 && removed == 0 && self.old.manifest.as_deref() == Some(manifest.as_bytes())
+        {
+            leftovers.extend(self.staging.remove());
+            return Ok((stats, leftovers));
+        }
+        let tree = self.staging.path().join(TREE);
+        let assemble = Assemble {
+            out: &self.out,
+            tree: &tree,
+            old: &self.old,
+        };
+        assemble.tree(files, &paths, &new, &kept, &manifest)?;
+        assemble.swap(self.staging.path())?;
+        leftovers.extend(self.staging.remove());
+        Ok((stats, leftovers))
+    }
+}
+
+/// Puts the new tree together beside the old one, then swaps them.
+struct Assemble<'a> {
+    out: &'a Path,
+    tree: &'a Path,
+    old: &'a Old,
+}
+
+impl Assemble<'_> {
+    fn tree(
+        &self,
+        files: &[OutputFile],
+        paths: &[&Path],
+        new: &PathSet,
+        kept: &[(&Path, &Kind)],
+        manifest: &str,
+    ) -> Result<(), Error> {
+        let tree = self.tree;
+        fs::create_dir(tree).map_err(io_at("create", tree))?;
+        // Sorted, so each folder comes after its parent.
+        for dir in new.dirs.iter().collect::<BTreeSet<_>>() {
+            let path = tree.join(dir);
+            fs::create_dir(&path).map_err(io_at("create", &path))?;
+        }
+        files
+            .par_iter()
+            .zip(paths)
+            .try_for_each(|(file, relative)| {
+                let to = tree.join(relative);
+                match &file.staged {
+                    Some(staged) => fs::rename(staged, &to).map_err(io_at("write", &to)),
+                    None => link_or_copy(&self.out.join(relative), &to),
+                }
+            })?;
+        let mut modes = Vec::new();
+        for (relative, kind) in kept {
+            let to = tree.join(relative);
+            carry(&self.out.join(relative), &to, kind)?;
+            if let Kind::Dir(mode) = kind {
+                modes.push((to, mode.clone()));
+            }
+        }
+        let path = tree.join(MANIFEST);
+        fs::write(&path, manifest).map_err(io_at("write", &path))?;
+        if let Some(mode) = &self.old.root {
+            modes.insert(0, (tree.to_path_buf(), mode.clone()));
+        }
+        // Children first: a read-only folder is filled before it is made read-only.
+        for (dir, mode) in modes.into_iter().rev() {
+            fs::set_permissions(&dir, mode).map_err(io_at("set permissions of", &dir))?;
+        }
+        Ok(())
+    }
+
+    /// Puts the new tree in place of the output folder in one step; the old tree ends up
+    /// in the staging folder.
+    fn swap(&self, staging: &Path) -> Result<(), Error> {
+        let failed = |source| Error::Swap {
+            path: self.out.to_path_buf(),
+            source,
+        };
+        if self.old.root.is_none() {
+            return fs::rename(self.tree, self.out).map_err(failed);
+        }
+        match exchange(self.tree, self.out) {
+            Ok(()) => Ok(()),
+            Err(e) if exchange_unsupported(&e) => {
+                // Killed between the two renames, the next build puts the old tree back.
+                let aside = staging.join(ASIDE);
+                fs::rename(self.out, &aside).map_err(failed)?;
+                fs::rename(self.tree, self.out).map_err(|e| {
+                    let _ = fs::rename(&aside, self.out);
+                    failed(e)
+                })
+            }
+            Err(e) => Err(failed(e)),
+        }
+    }
 }
 
 /// Whether a file is worth `.gz` and `.br` siblings: text, over a kilobyte.
@@ -162,41 +673,88 @@ pub fn precompressed(bytes: &[u8]) -> [(&'static str, Vec<u8>); 2] {
     [(".gz", gzip), (".br", brotli)]
 }
 
-/// Removes files that are not kept, then the folders left empty. Symbolic links are removed
-/// as links, never followed.
-fn prune(out_dir: &Path, keep: &HashSet<&Path>) -> io::Result<usize> {
-    let mut removed = 0;
-    let mut dirs = Vec::new();
-    for entry in WalkDir::new(out_dir).min_depth(1).contents_first(true) {
-        let entry = entry.map_err(io::Error::other)?;
-        if entry.file_type().is_dir() {
-            dirs.push(entry.into_path());
-        } else if !keep.contains(entry.path()) {
-            fs::remove_file(entry.path())?;
-            removed += 1;
-        }
-    }
-    for dir in dirs {
-        // Fails, harmlessly, when the folder still holds files.
-        let _ = fs::remove_dir(&dir);
-    }
-    Ok(removed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn paths_never_leave_the_output_folder() {
-        let out = Path::new("/site/public");
         assert_eq!(
-            safe_join(out, "a/b/index.html"),
-            Some(out.join("a/b/index.html"))
+            site_relative("a/b/index.html"),
+            Some(Path::new("a/b/index.html"))
         );
-        for bad in ["../x", "a/../../x", "/etc/passwd", "", "a\\..\\x", "./a"] {
-            assert_eq!(safe_join(out, bad), None, "{bad}");
+        for bad in [
+            "../x",
+            "a/../../x",
+            "/etc/passwd",
+            "",
+            "a\\..\\x",
+            "./a",
+            "a\nb",
+        ] {
+            assert_eq!(site_relative(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_manifest_is_sorted_and_read_back_never_leaves_the_folder() {
+        let text = manifest_text(["b/index.html", "a.txt", "a/x.json"]);
+        assert_eq!(text, "a.txt\na/x.json\nb/index.html\n");
+        let read = PathSet::from_manifest(text.as_bytes());
+        assert_eq!(read.files.len(), 3);
+        assert!(read.dirs.contains(Path::new("a")) && read.dirs.contains(Path::new("b")));
+        let hostile = PathSet::from_manifest(b"../../etc/passwd\n/abs\n.outages-manifest\nok\r\n");
+        assert_eq!(
+            hostile.files,
+            HashSet::from([PathBuf::from("ok")]),
+            "only safe lines count"
+        );
+    }
+
+    fn fate_of(path: &str, is_dir: bool) -> Fate {
+        let new = PathSet::new(["index.html", "acme/a/index.html", "notes"].map(Path::new));
+        let before = PathSet::new(["index.html", "acme/b/index.html", "old.css"].map(Path::new));
+        fate(Path::new(path), is_dir, &new, &before)
+    }
+
+    #[test]
+    fn only_what_an_earlier_build_wrote_is_removed() {
+        assert_eq!(fate_of("old.css", false), Fate::Removed);
+        assert_eq!(fate_of("acme/b/index.html", false), Fate::Removed);
+        assert_eq!(
+            fate_of("acme/b", true),
+            Fate::Ours,
+            "made again only if needed"
+        );
+        assert_eq!(fate_of("index.html", false), Fate::Ours);
+        assert_eq!(fate_of(MANIFEST, false), Fate::Ours);
+        for (path, is_dir) in [
+            ("notes.txt", false),
+            (".git", true),
+            (".git/HEAD", false),
+            ("acme/mine.txt", false),
+            ("acme/b/mine.txt", false),
+        ] {
+            assert_eq!(fate_of(path, is_dir), Fate::Kept, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_users_entry_at_our_path_is_replaced_unless_it_is_a_folder() {
+        assert_eq!(fate_of("notes", false), Fate::Ours, "a file is replaced");
+        assert_eq!(
+            fate_of("acme", false),
+            Fate::Ours,
+            "so is a link to a folder"
+        );
+        assert_eq!(
+            fate_of("notes", true),
+            Fate::InTheWay(PathBuf::from("notes"))
+        );
+        assert_eq!(
+            fate_of("notes/mine.txt", false),
+            Fate::InTheWay(PathBuf::from("notes"))
+        );
     }
 
     #[test]
@@ -222,26 +780,33 @@ mod tests {
         assert!(!compressible("logo.png", 5000));
     }
 
+    fn open(out: &Path) -> Output {
+        Output::open(out, || panic!("no other build")).unwrap()
+    }
+
     #[test]
-    fn staged_files_move_in_and_stale_files_go() {
+    fn a_commit_swaps_in_the_new_tree_keeps_the_users_files_and_counts() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("public");
         fs::create_dir_all(out.join("old")).unwrap();
         fs::write(out.join("old/gone.html"), "x").unwrap();
         fs::write(out.join("same.txt"), "same").unwrap();
-        let staging = Staging::new(&out).unwrap();
-        let staged = staging.put(0, b"new").unwrap();
+        fs::write(out.join(MANIFEST), "old/gone.html\nsame.txt\n").unwrap();
+        fs::write(out.join("mine.txt"), "mine").unwrap();
+        let output = open(&out);
+        assert!(output.is_unchanged("same.txt", b"same"));
+        assert!(!output.is_unchanged("mine.txt", b"other"));
         let files = [
             OutputFile {
                 path: "a/b/new.html".into(),
-                staged: Some(staged),
+                staged: Some(output.stage(b"new").unwrap()),
             },
             OutputFile {
                 path: "same.txt".into(),
                 staged: None,
             },
         ];
-        let stats = commit(&out, staging, &files).unwrap();
+        let (stats, leftovers) = output.commit(&files).unwrap();
         assert_eq!(
             stats,
             WriteStats {
@@ -250,11 +815,35 @@ mod tests {
                 removed: 1
             }
         );
+        assert!(leftovers.is_empty());
         assert_eq!(fs::read(out.join("a/b/new.html")).unwrap(), b"new");
-        assert!(!out.join("old").exists(), "emptied folders go too");
+        assert_eq!(fs::read(out.join("mine.txt")).unwrap(), b"mine");
+        assert_eq!(
+            fs::read_to_string(out.join(MANIFEST)).unwrap(),
+            "a/b/new.html\nsame.txt\n"
+        );
+        assert!(!out.join("old").exists(), "emptied folders of ours go too");
+        let beside: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(beside.len(), 2, "the output and its lock: {beside:?}");
+    }
+
+    #[test]
+    fn a_rename_pair_cut_in_the_middle_is_put_back_by_the_next_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let staging = dir.path().join(".public.staging-7");
+        fs::create_dir_all(staging.join(ASIDE)).unwrap();
+        fs::write(staging.join(ASIDE).join("notes.txt"), "keep").unwrap();
+        fs::create_dir_all(dir.path().join(".public.stagingx")).unwrap();
+        let output = open(&out);
+        assert!(output.has_file("notes.txt"));
+        assert!(!staging.exists(), "cleared");
         assert!(
-            !dir.path().join(".public.staging").exists(),
-            "the staging folder is removed"
+            dir.path().join(".public.stagingx").exists(),
+            "a name that is not ours stays"
         );
     }
 }
