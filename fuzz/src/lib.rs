@@ -11,10 +11,9 @@ use outages::content::source::clean_text;
 use outages::content::time::parse_timestamp;
 use outages::content::{self, Loaded};
 use outages::diagnostics::{Diagnostic, Diagnostics};
-use outages::import::{self, Imported, Outcome, atom, statuspage};
-use outages::model::Slug;
+use outages::import::{self, Change, Format, Request};
 use outages::render::markdown;
-use pulldown_cmark::{Event, HeadingLevel, Options as MdOptions, Parser, Tag};
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 use scraper::Html;
 
 /// Every target, by the name of its folder under `fuzz/corpus/` and `tests/fixtures/fuzz/`.
@@ -88,17 +87,12 @@ pub fn split_updates(data: &[u8]) {
     );
 }
 
-/// The renderer's extensions (`src/render/markdown.rs`).
-fn markdown_options() -> MdOptions {
-    MdOptions::ENABLE_TABLES | MdOptions::ENABLE_STRIKETHROUGH | MdOptions::ENABLE_TASKLISTS
-}
-
 /// The top-level level-3 headings of `body` whose source reads `<time>: <status>`, with
 /// their time and source line.
 fn update_headings(body: &str) -> Vec<(outages::model::Timestamp, String)> {
     let mut depth = 0usize;
     let mut found = Vec::new();
-    for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
+    for (event, range) in Parser::new_ext(body, markdown::OPTIONS).into_offset_iter() {
         match event {
             Event::Start(tag) => {
                 if depth == 0
@@ -179,39 +173,38 @@ pub fn render_markdown(data: &[u8]) {
 
 /// Any bytes, as a Statuspage payload: see [`import_round_trip`].
 pub fn import_statuspage(data: &[u8]) {
-    import_round_trip(data, |path, text| {
-        statuspage::parse(path, text).map(|parsed| parsed.incidents)
-    });
+    import_round_trip(data, Format::Statuspage);
 }
 
 /// Any bytes, as a `history.atom` feed: see [`import_round_trip`].
 pub fn import_atom(data: &[u8]) {
-    import_round_trip(data, atom::parse);
+    import_round_trip(data, Format::Atom);
 }
 
-/// A payload either is refused with a diagnostic, or imports into files that each load,
-/// one file per incident, that a site check accepts, and that a second import of the same
-/// payload leaves byte for byte as they are.
-fn import_round_trip(data: &[u8], parse: fn(&Path, &str) -> Result<Vec<Imported>, Diagnostic>) {
-    let Ok(text) = clean_text(data.to_vec()) else {
-        return;
-    };
-    let incidents = match parse(Path::new("payload"), &text) {
-        Ok(incidents) => incidents,
-        Err(problem) => return render_diagnostics(vec![problem]),
-    };
+/// `outages import` of a payload either refuses it with diagnostics, or writes files that
+/// each load, one per incident it created, that a site check accepts, and that a second
+/// import of the same payload leaves byte for byte as they are.
+fn import_round_trip(data: &[u8], format: Format) {
     let site = scratch_dir();
     let root = site.path();
-    let provider = Slug::from_name(PROVIDER).expect("a valid slug");
-    let outcomes = match import::write(root, &provider, &incidents) {
-        Ok(outcomes) => outcomes,
-        Err(problems) => return render_diagnostics(problems),
+    let file = root.join("payload");
+    std::fs::write(&file, data).expect("a temporary file");
+    let request = Request {
+        format,
+        file: &file,
+        provider: Some(PROVIDER),
+        root,
     };
-    let folder = root.join(content::CONTENT_DIR).join(PROVIDER);
+    let outcomes = match import::run(&request) {
+        Ok(report) => report.outcomes,
+        Err(import::Error::Invalid(problems)) => return render_diagnostics(problems),
+        Err(import::Error::Usage(message)) => panic!("a usage error for a payload: {message}"),
+    };
+    let folder = root.join(content::CONTENT_DIR);
     let files = snapshot(&folder);
     let created = outcomes
         .iter()
-        .filter(|o| matches!(o, Outcome::Created { .. }))
+        .filter(|o| matches!(o.change, Change::Created { .. }))
         .count();
     assert_eq!(
         files.len(),
@@ -219,11 +212,11 @@ fn import_round_trip(data: &[u8], parse: fn(&Path, &str) -> Result<Vec<Imported>
         "{created} files created, {} on disk: {outcomes:?}",
         files.len()
     );
-    for (path, text) in &files {
-        let relative = path.strip_prefix(root).expect("under the root");
-        if let Err(problems) = content::load_file(root, relative) {
+    for outcome in &outcomes {
+        if let Err(problems) = content::load_file(root, &outcome.path) {
             panic!(
-                "an imported file does not load:\n{text}\n{}",
+                "an imported file does not load:\n{}\n{}",
+                files.get(&root.join(&outcome.path)).map_or("", String::as_str),
                 Diagnostics::sorted(problems).render(&Renderer::plain())
             );
         }
@@ -233,9 +226,13 @@ fn import_round_trip(data: &[u8], parse: fn(&Path, &str) -> Result<Vec<Imported>
     {
         panic!("the imported site does not pass check: {error}");
     }
-    let again = import::write(root, &provider, &incidents).expect("a second import runs");
+    let again = import::run(&request)
+        .unwrap_or_else(|e| panic!("a second import fails: {e:?}"))
+        .outcomes;
     assert!(
-        again.iter().all(|o| matches!(o, Outcome::Unchanged { .. })),
+        again
+            .iter()
+            .all(|o| o.change == Change::Unchanged && o.kept.is_empty()),
         "a second import changed something: {again:?}"
     );
     assert_eq!(snapshot(&folder), files, "a second import rewrote files");
