@@ -225,7 +225,20 @@ pub fn load_file(root: &Path, relative: &Path) -> Result<Loaded, Vec<Diagnostic>
     let path = display_path(root, relative);
     let text =
         source::read_text(&root.join(relative)).map_err(|e| vec![e.into_diagnostic(&path)])?;
-    let ctx = FileCtx::new(&path, &text);
+    load_text(&path, relative, text)
+}
+
+/// Parses the bytes of one file, `relative` to the site root, as [`load_file`] does once it
+/// has read them (the fuzz targets feed it directly).
+pub fn load_bytes(root: &Path, relative: &Path, bytes: Vec<u8>) -> Result<Loaded, Vec<Diagnostic>> {
+    let path = display_path(root, relative);
+    let text = source::clean_text(bytes).map_err(|e| vec![e.into_diagnostic(&path)])?;
+    load_text(&path, relative, text)
+}
+
+/// Parses the checked text of one file; `path` is where errors point.
+fn load_text(path: &Path, relative: &Path, text: String) -> Result<Loaded, Vec<Diagnostic>> {
+    let ctx = FileCtx::new(path, &text);
     if text.trim().is_empty() {
         return Err(vec![ctx.error(Pos::new(1, 1, 1), "file is empty").with_hint(
             "an incident needs front matter (`---` … `---`) or a down.guide export; delete the file if it is not one",
