@@ -137,14 +137,12 @@ impl Config {
     pub fn load(root: &Path) -> Result<Config, Vec<Diagnostic>> {
         let path = root.join(CONFIG_FILE);
         let display = Path::new(CONFIG_FILE);
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => match crate::content::source::clean_text(bytes) {
-                Ok(text) => text,
-                Err(error) => return Err(vec![error.into_diagnostic(display)]),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(e) => return Err(vec![Diagnostic::file(display, format!("cannot read: {e}"))]),
-        };
+        if matches!(path.symlink_metadata(), Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
+            return Ok(Config::default());
+        }
+        // Read as content files are: a FIFO or a device named site.yaml never blocks a build.
+        let text = crate::content::source::read_text(&path)
+            .map_err(|error| vec![error.into_diagnostic(display)])?;
         if text.trim().is_empty() {
             return Ok(Config::default());
         }

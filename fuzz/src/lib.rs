@@ -1,5 +1,5 @@
 //! The properties the fuzz targets check, one function per target. Each takes the raw
-//! input and panics when the property fails. `tests/fuzz_regressions.rs` includes this file
+//! input and panics when the property fails. `tests/suite/fuzz_regressions.rs` includes this file
 //! too, so every saved finding is replayed through exactly what found it.
 
 use std::collections::BTreeMap;

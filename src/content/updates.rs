@@ -337,10 +337,9 @@ mod tests {
         let nested = format!("{}x\n", "> ".repeat(50_000));
         let lists = format!("{}x\n", "- ".repeat(50_000));
         let fences = "```\n".repeat(50_000);
+        // No clock here (speed lives in the benchmarks): quadratic work would take minutes.
         for text in [many.as_str(), &nested, &lists, &fences] {
-            let started = std::time::Instant::now();
             let _ = parse(text);
-            assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
         }
         assert_eq!(parse(&many).0.updates.len(), 20_000);
     }

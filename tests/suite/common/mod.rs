@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::SystemTime;
 
-pub const SEED: &str = include_str!("../fixtures/seed.md");
+pub const SEED: &str = include_str!("../../fixtures/seed.md");
 
 /// A site folder in a temp dir; removed when dropped.
 pub struct Site {

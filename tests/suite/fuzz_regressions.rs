@@ -2,7 +2,7 @@
 //! property of the target that found it (`fuzz/src/lib.rs`, included here): no panic, the
 //! property holds, and it finishes in bounded time.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
 mod properties;
 

@@ -1,8 +1,6 @@
 //! Whole builds of fixture sites, read back with real parsers.
 
-mod common;
-
-use common::{SEED, Site, incident, mtimes, select, stderr, text, tree};
+use crate::common::{SEED, Site, incident, mtimes, select, stderr, text, tree};
 
 #[test]
 fn the_seed_export_builds_as_is_with_every_fact_on_its_page() {

@@ -1,15 +1,13 @@
 //! `outages serve` end to end: a real server over a temp site, real HTTP requests, the
 //! reload stream, edits of every kind, and at the end the served pages equal a fresh build.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use common::{SEED, Site, incident};
+use crate::common::{SEED, Site, incident};
 
 const WAIT: Duration = Duration::from_secs(15);
 

@@ -3,14 +3,12 @@
 //! for another build of the same folder, and leaves the complete old site or the complete
 //! new one whether it is killed, meets an unwritable file or fails.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Site, incident, stderr, tree};
+use crate::common::{Site, incident, stderr, tree};
 
 type Files = BTreeMap<String, Vec<u8>>;
 

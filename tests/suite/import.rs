@@ -1,11 +1,9 @@
 //! Importing status pages, and the `new` and `init` scaffolds, end to end: the files they
 //! write build at once, and the pages show everything the payload held.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Site, select, stderr, text, tree};
+use crate::common::{Site, select, stderr, text, tree};
 
 /// Real Statuspage answers (githubstatus.com, via outages/github-outages, MIT): see its README.
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/statuspage");
@@ -555,7 +553,7 @@ fn same_day_same_name_incidents_and_hand_written_files_are_never_overwritten() {
             &[("investigating", "2", "2024-03-01T12:00:00Z")],
         ),
     ]);
-    let mine = common::incident("Our own outage", "2024-03-01T09:00:00Z");
+    let mine = crate::common::incident("Our own outage", "2024-03-01T09:00:00Z");
     let site = Site::new(&[
         ("payload.json", &incidents),
         ("content/example/2024-03-01-outage-a.md", &mine),

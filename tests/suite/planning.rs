@@ -1,9 +1,7 @@
 //! Every output path conflict is found while planning, by `check` and `build` alike, before
 //! anything is written, and reported at the alias that causes it.
 
-mod common;
-
-use common::{Site, stderr};
+use crate::common::{Site, stderr};
 
 fn incident(title: &str, extra: &str) -> String {
     format!(

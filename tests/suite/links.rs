@@ -1,11 +1,9 @@
 //! A site built for a sub-path (a GitHub Pages project site) has no broken internal link:
 //! every URL in pages, feeds and the sitemap resolves to a file of the output.
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::{SEED, Site, select, tree};
+use crate::common::{SEED, Site, select, tree};
 
 const BASE: &str = "https://user.github.io/repo/";
 

@@ -1,8 +1,6 @@
 //! Feeds as readers see them: parsed with feed-rs; ids that never change.
 
-mod common;
-
-use common::{SEED, Site, incident};
+use crate::common::{SEED, Site, incident};
 
 fn parse(site: &Site, path: &str) -> feed_rs::model::Feed {
     let bytes = std::fs::read(site.path("public").join(path)).unwrap();

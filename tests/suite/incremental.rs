@@ -1,12 +1,10 @@
 //! A site kept alive and updated file by file gives, after any sequence of edits, exactly
 //! the bytes a fresh full build of the same files gives.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use common::{SEED, Site, incident};
+use crate::common::{SEED, Site, incident};
 use outages::build::Options;
 use outages::site::{self, Site as Loaded};
 

@@ -1,9 +1,7 @@
 //! Text from third-party status pages is untrusted: nothing executable from it may reach a
 //! page, a feed or the API.
 
-mod common;
-
-use common::{Site, select, stderr, tree};
+use crate::common::{Site, select, stderr, tree};
 
 const HOSTILE_INCIDENT: &str = r#"---
 title: "<script>alert('title')</script><img src=x onerror=alert(1)>"
@@ -126,7 +124,7 @@ fn hostile_content_leaves_no_trace_in_pages_feeds_or_api() {
         }
     }
     let page = site.html("evil/hostile/index.html");
-    let title = common::text(&select(&page, "h1")[0]);
+    let title = crate::common::text(&select(&page, "h1")[0]);
     assert_eq!(
         title, "<script>alert('title')</script><img src=x onerror=alert(1)>",
         "shown as text, not run"
@@ -323,10 +321,8 @@ fn deeply_nested_html_renders_in_linear_time() {
     ];
     for (name, text) in cases {
         let site = Site::new(&[(&format!("content/evil/{name}.md") as &str, &body(text))]);
-        let start = std::time::Instant::now();
+        // No clock here (speed lives in the benchmarks): quadratic work would take minutes.
         site.build(&[]);
-        let took = start.elapsed();
-        assert!(took.as_secs() < 15, "{name}: {took:?}");
         let page = site.read(&format!("evil/{name}/index.html"));
         assert!(page.contains("END-OF-TEXT"), "{name}: the text stays");
         assert!(page.len() < 2_000_000, "{name}: {} bytes", page.len());

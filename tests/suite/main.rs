@@ -1,0 +1,16 @@
+//! The integration tests, one binary (as ripgrep does): whole builds of fixture sites in
+//! temp folders, run through the real `outages` binary and read back with real parsers.
+
+mod common;
+
+mod build;
+mod feeds;
+mod fuzz_regressions;
+mod import;
+mod incremental;
+mod links;
+mod output;
+mod planning;
+mod robustness;
+mod security;
+mod serve;
