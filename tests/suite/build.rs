@@ -86,14 +86,16 @@ fn the_seed_export_builds_as_is_with_every_fact_on_its_page() {
 
 #[test]
 fn the_sample_archive_of_this_repository_builds() {
-    let out = tempfile::tempdir().unwrap();
+    // The output inside the temp folder: the lock beside it goes with it.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("public");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_outages"))
         .args(["build", "--root", env!("CARGO_MANIFEST_DIR"), "--output"])
-        .arg(out.path())
+        .arg(&out)
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
-    let files = tree(out.path());
+    let files = tree(&out);
     let incidents = files
         .keys()
         .filter(|p| p.starts_with("api/v1/") && p.matches('/').count() == 3)
