@@ -15,7 +15,7 @@
 //!   pair, which the next build undoes if it was cut between the two renames.
 //! - Nothing is read or written through a symlink inside the output folder.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File};
 use std::io::{self, Read as _};
 use std::os::unix::fs::MetadataExt as _;
@@ -316,7 +316,7 @@ impl Staging {
 
     fn remove(mut self) -> Option<Leftover> {
         let path = self.path.take()?;
-        fs::remove_dir_all(&path).err().map(|e| Leftover {
+        remove_tree(&path).err().map(|e| Leftover {
             path,
             reason: e.to_string(),
         })
@@ -329,6 +329,21 @@ impl Drop for Staging {
             let _ = fs::remove_dir_all(path);
         }
     }
+}
+
+/// Removes a folder and everything in it, its entries in parallel: the old site is a tree
+/// of some 30,000 entries for a 10,000-incident archive, and removing it one entry at a
+/// time was a good part of a rebuild that changed one page. Never follows a link.
+fn remove_tree(path: &Path) -> std::io::Result<()> {
+    let entries: Vec<fs::DirEntry> = fs::read_dir(path)?.collect::<Result<_, _>>()?;
+    entries.par_iter().try_for_each(|entry| {
+        if entry.file_type()?.is_dir() {
+            remove_tree(&entry.path())
+        } else {
+            fs::remove_file(entry.path())
+        }
+    })?;
+    fs::remove_dir(path)
 }
 
 /// Whether `name`, beside the output, is a staging folder of one of its builds (the bare
@@ -582,10 +597,20 @@ impl Assemble<'_> {
     ) -> Result<(), Error> {
         let tree = self.tree;
         fs::create_dir(tree).map_err(io_at("create", tree))?;
-        // Sorted, so each folder comes after its parent.
-        for dir in new.dirs.iter().collect::<BTreeSet<_>>() {
-            let path = tree.join(dir);
-            fs::create_dir(&path).map_err(io_at("create", &path))?;
+        // Level by level, so each folder comes after its parent; the folders of one level
+        // are made in parallel (10,000 incident folders are most of a tree).
+        let mut levels: BTreeMap<usize, Vec<&Path>> = BTreeMap::new();
+        for dir in &new.dirs {
+            levels
+                .entry(dir.components().count())
+                .or_default()
+                .push(dir.as_ref());
+        }
+        for dirs in levels.values() {
+            dirs.par_iter().try_for_each(|dir| {
+                let path = tree.join(dir);
+                fs::create_dir(&path).map_err(io_at("create", &path))
+            })?;
         }
         files
             .par_iter()
