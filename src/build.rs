@@ -14,6 +14,17 @@ use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::site::{Site, render_pages};
 
+/// `--root` as given on the command line: a folder that exists, so a typo is named as one
+/// instead of as a site without `content/`.
+pub fn site_folder(text: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(text);
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(path),
+        Ok(_) => Err("this is a file; give the site folder, the one holding `content/`".into()),
+        Err(_) => Err("there is no such folder".into()),
+    }
+}
+
 /// What to build, from the command line.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -61,6 +72,9 @@ pub struct Summary {
     pub written: WriteStats,
     /// Folders of ours beside the output that could not be removed: worth a warning.
     pub leftovers: Vec<Leftover>,
+    /// No base URL was given (`site.yaml` or `--base-url`): absolute links point at the
+    /// local preview, worth a warning before the site is deployed.
+    pub local_base_url: bool,
     pub elapsed: Duration,
 }
 
@@ -175,6 +189,7 @@ fn run(
             .count(),
         written,
         leftovers,
+        local_base_url: site.config.base_url == BaseUrl::default(),
         elapsed: start.elapsed(),
     };
     // Freeing a whole archive takes as long as a tenth of the build: do it off the path

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use serde::Deserialize;
+use serde_saphyr::{Location, Spanned};
 
 use crate::content::yaml;
 use crate::diagnostics::Diagnostic;
@@ -74,10 +75,11 @@ pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1111/";
 #[derive(Debug, Deserialize, Default)]
 struct RawConfig {
     title: Option<String>,
-    base_url: Option<String>,
+    // Spanned: an error points at the value.
+    base_url: Option<Spanned<String>>,
     description: Option<String>,
-    feed_limit: Option<usize>,
-    cname: Option<String>,
+    feed_limit: Option<Spanned<usize>>,
+    cname: Option<Spanned<String>>,
     language: Option<String>,
 }
 
@@ -91,9 +93,11 @@ impl crate::content::source::Scrub for RawConfig {
             cname,
             language,
         } = self;
-        for text in [title, base_url, description, cname, language] {
+        for text in [title, description, language] {
             text.scrub();
         }
+        base_url.scrub();
+        cname.scrub();
     }
 }
 
@@ -146,13 +150,17 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        let (raw, mut errors) =
-            yaml::from_str_checked::<RawConfig>(&text, 0, CONFIG_FIELDS, display, &text);
+        let yaml::Checked {
+            value: raw,
+            mut errors,
+            ..
+        } = yaml::from_str_checked::<RawConfig>(&text, 0, CONFIG_FIELDS, display, &text);
         let raw = raw.unwrap_or_default();
         let mut config = Config::default();
-        let field_error = |key: &str, message: String| {
-            let (line, col) = yaml::find_key(&text, key);
-            Diagnostic::at(display, &text, line, col, key.len(), message)
+        let value_error = |at: Location, written: &str, message: String| {
+            let (line, col) = (at.line() as usize, at.column() as usize);
+            let width = written.chars().count();
+            Diagnostic::at(display, &text, line, col, width, message)
         };
         if let Some(title) = raw.title {
             config.title = title;
@@ -161,23 +169,27 @@ impl Config {
             config.description = description;
         }
         if let Some(base_url) = raw.base_url {
-            match BaseUrl::parse(&base_url) {
+            match BaseUrl::parse(&base_url.value) {
                 Ok(url) => config.base_url = url,
                 Err(message) => errors.push(
-                    field_error("base_url", message)
+                    value_error(base_url.referenced, &base_url.value, message)
                         .with_hint("write it like `https://user.github.io/repo/`"),
                 ),
             }
         }
         if let Some(limit) = raw.feed_limit {
-            if limit == 0 {
-                errors.push(field_error("feed_limit", "must be at least 1".to_string()));
+            if limit.value == 0 {
+                errors.push(value_error(
+                    limit.referenced,
+                    "0",
+                    "`feed_limit` must be at least 1".to_string(),
+                ));
             } else {
-                config.feed_limit = limit;
+                config.feed_limit = limit.value;
             }
         }
-        if let Some(cname) = raw.cname {
-            let cname = cname.trim().to_string();
+        if let Some(written) = raw.cname {
+            let cname = written.value.trim().to_string();
             let valid = !cname.is_empty()
                 && cname
                     .chars()
@@ -186,8 +198,12 @@ impl Config {
                 config.cname = Some(cname);
             } else {
                 errors.push(
-                    field_error("cname", format!("`{cname}` is not a domain name"))
-                        .with_hint("write only the host, like `status.example.com`"),
+                    value_error(
+                        written.referenced,
+                        &written.value,
+                        format!("`{cname}` is not a domain name"),
+                    )
+                    .with_hint("write only the host, like `status.example.com`"),
                 );
             }
         }

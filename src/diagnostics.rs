@@ -5,6 +5,15 @@ use std::path::{Path, PathBuf};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
+/// `n` and a noun, in the plural unless `n` is 1: `1 incident`, `3 incidents`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// One problem with one file, pointing at the line and column where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -141,9 +150,9 @@ impl Diagnostics {
         }
         let (n, files) = (self.0.len(), self.files());
         out.push_str(&format!(
-            "{n} error{} in {files} file{}",
-            if n == 1 { "" } else { "s" },
-            if files == 1 { "" } else { "s" }
+            "{} in {}",
+            count(n, "error"),
+            count(files, "file")
         ));
         out
     }

@@ -10,8 +10,8 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use outages::build::{self, Error, Options, Summary};
-use outages::config::BaseUrl;
-use outages::diagnostics::Diagnostics;
+use outages::config::{BaseUrl, DEFAULT_BASE_URL};
+use outages::diagnostics::{Diagnostics, count};
 use outages::import::{self, scaffold};
 use outages::serve::{self, ServeOptions};
 
@@ -29,7 +29,7 @@ struct Cli {
 #[derive(clap::Args)]
 struct SiteArgs {
     /// The site folder, holding `content/` (and optionally site.yaml, templates/, static/).
-    #[arg(long, default_value = ".")]
+    #[arg(long, default_value = ".", value_parser = build::site_folder)]
     root: PathBuf,
 }
 
@@ -165,6 +165,12 @@ fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
             for leftover in &summary.leftovers {
                 eprintln!("warning: {leftover}");
             }
+            if summary.local_base_url && verb == "built" {
+                eprintln!(
+                    "warning: no base URL is set, so feeds, the sitemap and canonical links point at {DEFAULT_BASE_URL}\n \
+                     = help: set `base_url` in site.yaml, or pass `--base-url https://…`"
+                );
+            }
             println!("{}", summary_line(verb, &summary));
             ExitCode::SUCCESS
         }
@@ -237,11 +243,11 @@ fn summary_line(verb: &str, s: &Summary) -> String {
         String::new()
     };
     format!(
-        "{verb} {} incidents from {} providers: {} pages, {} files{files} in {:.2}s",
-        s.incidents,
-        s.providers,
-        s.pages,
-        s.files,
+        "{verb} {} from {}: {}, {}{files} in {:.2}s",
+        count(s.incidents, "incident"),
+        count(s.providers, "provider"),
+        count(s.pages, "page"),
+        count(s.files, "file"),
         s.elapsed.as_secs_f64()
     )
 }

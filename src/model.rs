@@ -130,6 +130,29 @@ impl Slug {
         }
     }
 
+    /// A slug made from free text (a title, an id) for a new file's name: `/` and the like
+    /// are only characters here, and at most [`Slug::MAX_FROM_TITLE`] bytes are kept, cut
+    /// at a word.
+    pub fn from_title(text: &str) -> Result<Slug, SlugError> {
+        let slug = slug::slugify(text);
+        let cut = if slug.len() <= Slug::MAX_FROM_TITLE {
+            slug.len()
+        } else {
+            slug[..Slug::MAX_FROM_TITLE]
+                .rfind('-')
+                .unwrap_or(Slug::MAX_FROM_TITLE)
+        };
+        let slug = slug[..cut].trim_end_matches('-');
+        if slug.is_empty() {
+            Err(SlugError::Empty)
+        } else {
+            Ok(Slug(slug.to_string()))
+        }
+    }
+
+    /// The longest slug a new file name takes from a title or an id.
+    pub const MAX_FROM_TITLE: usize = 60;
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -187,6 +210,29 @@ impl WebUrl {
             .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '<' | '>' | '`'));
         (host_ok && clean).then(|| WebUrl(text.to_string()))
     }
+
+    /// A slug made from free text (a title, an id) for a new file's name: `/` and the like
+    /// are only characters here, and at most [`Slug::MAX_FROM_TITLE`] bytes are kept, cut
+    /// at a word.
+    pub fn from_title(text: &str) -> Result<Slug, SlugError> {
+        let slug = slug::slugify(text);
+        let cut = if slug.len() <= Slug::MAX_FROM_TITLE {
+            slug.len()
+        } else {
+            slug[..Slug::MAX_FROM_TITLE]
+                .rfind('-')
+                .unwrap_or(Slug::MAX_FROM_TITLE)
+        };
+        let slug = slug[..cut].trim_end_matches('-');
+        if slug.is_empty() {
+            Err(SlugError::Empty)
+        } else {
+            Ok(Slug(slug.to_string()))
+        }
+    }
+
+    /// The longest slug a new file name takes from a title or an id.
+    pub const MAX_FROM_TITLE: usize = 60;
 
     pub fn as_str(&self) -> &str {
         &self.0

@@ -103,12 +103,32 @@ pub struct RawIncident {
     pub extra: Option<serde_json::Value>,
     pub body: Body,
     pub attribution: Option<String>,
+    /// Fields an unknown key probably meant: not reported missing too.
+    pub meant: Vec<&'static str>,
 }
 
 const IMPACT_HINT: &str = "use one of none, minor, major, critical, maintenance, or a status page label: \
      No impact, Degraded performance, Partial outage, Major outage, Under maintenance";
 
 impl RawIncident {
+    /// Reports a required field as missing, unless a misspelt key already stands for it.
+    fn missing(
+        &self,
+        ctx: &FileCtx,
+        field: &str,
+        hint: Option<&str>,
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        if self.meant.contains(&field) {
+            return;
+        }
+        let error = ctx.error(Pos::START, format!("missing `{field}`"));
+        errors.push(match hint {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        });
+    }
+
     /// Checks every field, reporting every problem at once. `folder` is the first folder
     /// under `content/`, the provider when the file names none.
     pub fn finish(
@@ -125,7 +145,7 @@ impl RawIncident {
                 None
             }
             None => {
-                errors.push(ctx.error(Pos::START, "missing `title`"));
+                self.missing(ctx, "title", None, errors);
                 None
             }
         };
@@ -133,10 +153,7 @@ impl RawIncident {
         let started = match &self.started {
             Some(field) => read_time(ctx, field, errors),
             None => {
-                errors.push(
-                    ctx.error(Pos::START, "missing `started`")
-                        .with_hint(ACCEPTED_FORMATS),
-                );
+                self.missing(ctx, "started", Some(ACCEPTED_FORMATS), errors);
                 None
             }
         };
@@ -182,10 +199,7 @@ impl RawIncident {
                 None
             }),
             None => {
-                errors.push(
-                    ctx.error(Pos::START, "missing `impact`")
-                        .with_hint(IMPACT_HINT),
-                );
+                self.missing(ctx, "impact", Some(IMPACT_HINT), errors);
                 None
             }
         };

@@ -55,9 +55,9 @@ struct IncidentYaml {
     duration: S,
     impact: S,
     level: S,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "yaml::one_or_many")]
     components: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "yaml::one_or_many")]
     regions: Vec<String>,
     id: S,
     official_url: S,
@@ -147,7 +147,11 @@ pub fn parse_incident(
     split: &Split,
     errors: &mut Vec<Diagnostic>,
 ) -> Option<RawIncident> {
-    let (raw, mut problems) = yaml::from_str_checked::<IncidentYaml>(
+    let yaml::Checked {
+        value: raw,
+        errors: mut problems,
+        meant,
+    } = yaml::from_str_checked::<IncidentYaml>(
         split.yaml,
         split.yaml_offset,
         INCIDENT_FIELDS,
@@ -184,6 +188,7 @@ pub fn parse_incident(
         extra: raw.extra,
         body,
         attribution: None,
+        meant,
     })
 }
 

@@ -331,15 +331,15 @@ fn parse_provider(
     let mut errors = Vec::new();
     let (raw, body) = match frontmatter::split(ctx) {
         Some(Ok(split)) => {
-            let (raw, mut problems) = yaml::from_str_checked::<ProviderYaml>(
+            let mut checked = yaml::from_str_checked::<ProviderYaml>(
                 split.yaml,
                 split.yaml_offset,
                 PROVIDER_FIELDS,
                 ctx.path,
                 ctx.text,
             );
-            errors.append(&mut problems);
-            (raw.unwrap_or_default(), split.body)
+            errors.append(&mut checked.errors);
+            (checked.value.unwrap_or_default(), split.body)
         }
         Some(Err(error)) => return Err(vec![error]),
         None => (ProviderYaml::default(), ctx.text),

@@ -196,7 +196,11 @@ fn read_heading(text: &str) -> Heading<'_> {
         Some((time, status)) => match parse_timestamp(time) {
             Ok(_) if status.trim().is_empty() => Heading::NoStatus,
             Ok(at) => Heading::Update(at, status.trim()),
-            Err(error) if looks_like_time => Heading::BadTime(time, error),
+            // `### yesterday: investigating` is an update whose time cannot be read, as
+            // much as `### 2024-03-05 10:30: monitoring` is.
+            Err(error) if looks_like_time || !matches!(Status::parse(status), Status::Other(_)) => {
+                Heading::BadTime(time, error)
+            }
             Err(_) => Heading::Text,
         },
         None if parse_timestamp(text.trim_end_matches(':')).is_ok() => Heading::NoStatus,
@@ -342,6 +346,17 @@ mod tests {
             let _ = parse(text);
         }
         assert_eq!(parse(&many).0.updates.len(), 20_000);
+    }
+
+    #[test]
+    fn a_known_status_after_an_unreadable_time_is_an_error_like_a_bad_date() {
+        let (body, errors) = parse(
+            "### yesterday: investigating\nx\n### 2024-03-05 10:30: monitoring\n### Notes: none\n",
+        );
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].message.contains("yesterday"), "{:?}", errors[0]);
+        assert_eq!((errors[1].line, errors[1].col), (3, 5));
+        assert!(body.updates.is_empty());
     }
 
     #[test]

@@ -66,6 +66,38 @@ fn over_budget(error: &serde_saphyr::Error) -> Option<String> {
     })
 }
 
+/// A list of texts, or one text standing for a list of one: `components: API` is `[API]`,
+/// as a writer means it.
+pub fn one_or_many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    struct Texts;
+    impl<'de> serde::de::Visitor<'de> for Texts {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence of texts")
+        }
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Vec<String>, E> {
+            Ok(vec![text.to_string()])
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Vec<String>, A::Error> {
+            let mut texts = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+            while let Some(text) = seq.next_element()? {
+                texts.push(text);
+            }
+            Ok(texts)
+        }
+    }
+    deserializer.deserialize_any(Texts)
+}
+
 /// A YAML problem at a line (already shifted to the file's numbering) and column.
 #[derive(Debug)]
 pub struct YamlError {
@@ -89,10 +121,11 @@ pub fn from_str<T: DeserializeOwned + Scrub>(
             let message = over_budget(error).unwrap_or_else(|| {
                 let message = error.to_string();
                 // The message repeats the position, which we print our own way.
-                match message.rfind(" at line ") {
-                    Some(i) => message[..i].to_string(),
-                    None => message,
-                }
+                let message = match message.rfind(" at line ") {
+                    Some(i) => &message[..i],
+                    None => &message,
+                };
+                plain_words(message)
             });
             YamlError {
                 line: line.max(1) + line_offset,
@@ -104,6 +137,71 @@ pub fn from_str<T: DeserializeOwned + Scrub>(
     Ok(value)
 }
 
+/// The parser's and serde's messages in the words of someone writing the file: they name
+/// Rust types and parser options the writer never sees.
+fn plain_words(message: &str) -> String {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(',').next().unwrap_or(rest).trim();
+        return format!("`{key}` is given twice; keep one");
+    }
+    if message.starts_with("unknown field") {
+        return message.to_string(); // turned into its own diagnostic, with a suggestion
+    }
+    let (found, expected) = match message.strip_prefix("invalid type: ") {
+        Some(rest) => match rest.split_once(", expected ") {
+            Some((found, expected)) => (Some(found), Some(expected)),
+            None => (Some(rest), None),
+        },
+        None => (None, message.strip_prefix("expected ")),
+    };
+    let wanted = expected.and_then(|what| {
+        Some(if what.contains("sequence") {
+            "a list here, like `[API, Dashboard]`"
+        } else if what.contains("u64") || what.contains("u32") || what.contains("usize") {
+            "a whole number here, 0 or more"
+        } else if what.contains("bool") {
+            "`true` or `false` here"
+        } else if what.contains("map") || what.contains("struct") {
+            "a mapping here, like `{kind: statuspage, id: abc}`"
+        } else if what.contains("string") || what.contains("str") {
+            "text here"
+        } else {
+            return None;
+        })
+    });
+    let found = found.map(|found| {
+        if found.starts_with("sequence") {
+            ", found a list (quote text that starts with `[`)"
+        } else if found.starts_with("map") {
+            ", found a mapping (quote text that starts with `{` or holds `: `)"
+        } else if found.starts_with("string") {
+            ", found text"
+        } else if found.starts_with("integer") || found.starts_with("floating") {
+            ", found a number"
+        } else if found.starts_with("boolean") {
+            ", found true or false"
+        } else if found.starts_with("unit") || found.starts_with("null") {
+            ", found nothing"
+        } else {
+            ""
+        }
+    });
+    if let Some(what) = wanted {
+        // The parser says only what it wanted: a list or mapping where text was due is
+        // almost always text that starts like one.
+        let quote = if found.is_none() && what == "text here" {
+            " (put text that starts with `[` or `{` in quotes)"
+        } else {
+            ""
+        };
+        return format!("expected {what}{}{quote}", found.unwrap_or(""));
+    }
+    if message.starts_with("invalid u") || message.starts_with("invalid value: integer") {
+        return "expected a whole number here, 0 or more".into();
+    }
+    format!("invalid YAML: {message}")
+}
+
 impl YamlError {
     /// Turns the error into a diagnostic of `path`, whose whole text is `text`; `fields` are
     /// the keys the document may hold, to suggest the one a typo meant.
@@ -111,9 +209,19 @@ impl YamlError {
         let pos = Pos::new(self.line, self.col, 1);
         match unknown_field(&self.message) {
             Some(key) => unknown_key(ctx, pos, key, fields),
-            None => ctx.error(pos, format!("invalid YAML: {}", self.message)),
+            None => ctx.error(pos, self.message),
         }
     }
+}
+
+/// A mapping read by [`from_str_checked`].
+pub struct Checked<T> {
+    /// `None` when the YAML itself is broken.
+    pub value: Option<T>,
+    pub errors: Vec<Diagnostic>,
+    /// The fields that unknown keys probably meant (`impcat` → `impact`): such a field is
+    /// not reported missing as well, one typo being one error.
+    pub meant: Vec<&'static str>,
 }
 
 /// Parses a mapping whose top-level keys must be among `fields`, reporting every unknown
@@ -122,12 +230,16 @@ impl YamlError {
 pub fn from_str_checked<T: DeserializeOwned + Scrub>(
     yaml: &str,
     line_offset: usize,
-    fields: &[&str],
+    fields: &'static [&'static str],
     path: &Path,
     text: &str,
-) -> (Option<T>, Vec<Diagnostic>) {
+) -> Checked<T> {
     let ctx = FileCtx::new(path, text);
     let unknown = unknown_keys(yaml, line_offset, fields);
+    let meant = unknown
+        .iter()
+        .filter_map(|(key, _)| suggestion(key, fields))
+        .collect();
     let mut errors: Vec<Diagnostic> = unknown
         .iter()
         .take(MAX_UNKNOWN_KEYS)
@@ -142,13 +254,25 @@ pub fn from_str_checked<T: DeserializeOwned + Scrub>(
             .with_hint("is this file front matter at all?"),
         );
     }
-    match from_str::<T>(yaml, line_offset) {
-        Ok(value) => (Some(value), errors),
+    let value = match from_str::<T>(yaml, line_offset) {
+        Ok(value) => Some(value),
         Err(error) => {
             errors.push(error.into_diagnostic(&ctx, fields));
-            (None, errors)
+            None
         }
+    };
+    Checked {
+        value,
+        errors,
+        meant,
     }
+}
+
+/// The field `key` probably meant.
+fn suggestion<'a>(key: &str, fields: &[&'a str]) -> Option<&'a str> {
+    (key.len() <= MAX_SUGGESTED_KEY)
+        .then(|| closest(key, fields))
+        .flatten()
 }
 
 /// Unknown keys past this many are counted, not listed: each would copy its line.
@@ -162,10 +286,7 @@ fn unknown_key(ctx: &FileCtx, pos: Pos, key: &str, fields: &[&str]) -> Diagnosti
     if fields.contains(&"extra") {
         allowed.push_str("; custom data goes under `extra`");
     }
-    let suggestion = (key.len() <= MAX_SUGGESTED_KEY)
-        .then(|| closest(key, fields))
-        .flatten();
-    let hint = match suggestion {
+    let hint = match suggestion(key, fields) {
         Some(best) => format!("did you mean `{best}`? {allowed}"),
         None => allowed,
     };
@@ -257,16 +378,6 @@ pub fn closest<'a>(typo: &str, words: &[&'a str]) -> Option<&'a str> {
         .map(|(_, word)| word)
 }
 
-/// Where a top-level `key:` sits in a YAML text, for errors about its value.
-pub fn find_key(text: &str, key: &str) -> (usize, usize) {
-    text.lines()
-        .position(|line| {
-            line.strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with(':'))
-        })
-        .map_or((1, 1), |i| (i + 1, 1))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,12 +413,45 @@ mod tests {
     }
 
     #[test]
+    fn library_words_become_the_writers() {
+        let cases = [
+            ("title: a\ntitle: b\n", "`title` is given twice; keep one"),
+            (
+                "title: [oops\n",
+                "expected text here (put text that starts with `[`",
+            ),
+            ("count: -1\n", "expected a whole number here, 0 or more"),
+            ("count: x\n", "expected a whole number here, 0 or more"),
+            ("list: {a: 1}\n", "expected a list here"),
+        ];
+        for (yaml, want) in cases {
+            let error = from_str::<Doc>(yaml, 0).unwrap_err();
+            assert!(
+                error.message.starts_with(want),
+                "{yaml:?}: {}",
+                error.message
+            );
+            for jargon in ["Options", "u64", "u32", "sequence", "DuplicateKeyPolicy"] {
+                assert!(
+                    !error.message.contains(jargon),
+                    "{yaml:?}: {}",
+                    error.message
+                );
+            }
+        }
+    }
+
+    #[test]
     fn every_unknown_key_is_reported_with_other_problems() {
         let yaml = "impcat: 1\ncount: x\n\"quoted\": 2\n";
         let text = format!("---\n{yaml}---\n");
-        let (doc, errors) =
-            from_str_checked::<Doc>(yaml, 1, &["count", "impact"], Path::new("a.md"), &text);
+        let Checked {
+            value: doc,
+            errors,
+            meant,
+        } = from_str_checked::<Doc>(yaml, 1, &["count", "impact"], Path::new("a.md"), &text);
         assert!(doc.is_none());
+        assert_eq!(meant, ["impact"]);
         let found: Vec<_> = errors
             .iter()
             .map(|e| (e.line, e.message.as_str()))
@@ -394,7 +538,7 @@ extra: {"k\x01": ["\x02v", {"deep": "\x1b[31mred"}]}
         let keys: Vec<String> = (0..5000).map(|i| format!("k{i}: 1")).collect();
         let yaml = format!("{{{}}}\n", keys.join(", "));
         let text = format!("---\n{yaml}---\n");
-        let (_, errors) = from_str_checked::<Doc>(&yaml, 1, &["title"], Path::new("a.md"), &text);
+        let errors = from_str_checked::<Doc>(&yaml, 1, &["title"], Path::new("a.md"), &text).errors;
         assert_eq!(
             errors.len(),
             MAX_UNKNOWN_KEYS + 1,

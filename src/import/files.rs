@@ -19,9 +19,6 @@ use crate::content::{self, CONTENT_DIR, Loaded, frontmatter};
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, Slug, Source, Timestamp, Update};
 
-/// The longest slug a new file name takes from a title or an id.
-const MAX_SLUG: usize = 60;
-
 /// Writes every incident, or nothing when any of them cannot be written safely.
 pub fn write(
     root: &Path,
@@ -233,12 +230,7 @@ fn new_path(
 }
 
 fn capped_slug(text: &str) -> String {
-    let slug = slug::slugify(text);
-    if slug.len() <= MAX_SLUG {
-        return slug;
-    }
-    let cut = slug[..MAX_SLUG].rfind('-').unwrap_or(MAX_SLUG);
-    slug[..cut].trim_end_matches('-').to_string()
+    Slug::from_title(text).map_or_else(|_| String::new(), |slug| slug.as_str().to_string())
 }
 
 /// Plans a new file for `incident` at `path`.

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use chrono::{Datelike, SecondsFormat};
 
 use crate::content::source::clean_text;
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, count};
 use crate::model::{Impact, Slug, Source, Timestamp, Update};
 
 pub use files::create_file;
@@ -239,9 +239,11 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path.display();
         match self.change {
-            Change::Created { updates } => write!(f, "created   {path} ({updates} updates)")?,
+            Change::Created { updates } => {
+                write!(f, "created   {path} ({})", count(updates, "update"))?
+            }
             Change::Updated { new_updates } => {
-                write!(f, "updated   {path} (+{new_updates} updates)")?
+                write!(f, "updated   {path} (+{})", count(new_updates, "update"))?
             }
             Change::Unchanged => write!(f, "unchanged {path}")?,
             Change::Yours => write!(
@@ -260,19 +262,19 @@ impl fmt::Display for Report {
         for outcome in &self.outcomes {
             writeln!(f, "{outcome}")?;
         }
-        let count = |wanted: fn(&Change) -> bool| {
+        let with = |wanted: fn(&Change) -> bool| {
             self.outcomes.iter().filter(|o| wanted(&o.change)).count()
         };
         write!(
             f,
-            "imported {} incidents into content/{}/: {} created, {} updated, {} unchanged",
-            self.outcomes.len(),
+            "imported {} into content/{}/: {} created, {} updated, {} unchanged",
+            count(self.outcomes.len(), "incident"),
             self.provider,
-            count(|c| matches!(c, Change::Created { .. })),
-            count(|c| matches!(c, Change::Updated { .. })),
-            count(|c| matches!(c, Change::Unchanged)),
+            with(|c| matches!(c, Change::Created { .. })),
+            with(|c| matches!(c, Change::Updated { .. })),
+            with(|c| matches!(c, Change::Unchanged)),
         )?;
-        match count(|c| matches!(c, Change::Yours)) {
+        match with(|c| matches!(c, Change::Yours)) {
             0 => Ok(()),
             yours => write!(f, ", {yours} left to you"),
         }

@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 use crate::build::Options;
 use crate::config::BaseUrl;
 use crate::content::CONTENT_DIR;
-use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::diagnostics::{Diagnostic, Diagnostics, count};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::site::{Site, render_pages};
@@ -32,7 +32,7 @@ const SOURCE_DIRS: [&str; 3] = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR];
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeOptions {
     /// The site folder, holding `content/` (and optionally site.yaml, templates/, static/).
-    #[arg(long, default_value = ".")]
+    #[arg(long, default_value = ".", value_parser = crate::build::site_folder)]
     pub root: PathBuf,
     /// The port; the next free one is used when it is taken.
     #[arg(long, default_value_t = 1111)]
@@ -109,10 +109,10 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
     let mut site = full_build(&build_options, &shared);
     if let Some(site) = &site {
         println!(
-            "built {} incidents from {} providers: {} files in {} ms",
-            site.archive.incidents.len(),
-            site.archive.providers.len(),
-            site.pages.len(),
+            "built {} from {}: {} in {} ms",
+            count(site.archive.incidents.len(), "incident"),
+            count(site.archive.providers.len(), "provider"),
+            count(site.pages.len(), "file"),
             start.elapsed().as_millis()
         );
     }
@@ -199,7 +199,7 @@ fn rebuild(
     };
     match result {
         Ok(update) => {
-            let count = update.rendered.len();
+            let rebuilt = update.rendered.len();
             let (changed, had_error) = {
                 let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);
                 for path in &update.removed {
@@ -215,8 +215,8 @@ fn rebuild(
                 (changed, store.error.take().is_some())
             };
             println!(
-                "{what}: rebuilt {count} file{}, {} changed, in {} ms{}",
-                if count == 1 { "" } else { "s" },
+                "{what}: rebuilt {}, {} changed, in {} ms{}",
+                count(rebuilt, "file"),
                 changed.len() + update.removed.len(),
                 start.elapsed().as_millis(),
                 if had_error { " (error fixed)" } else { "" }

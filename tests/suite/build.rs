@@ -260,7 +260,7 @@ fn a_broken_archive_names_every_bad_file_and_leaves_public_untouched() {
         ("impact.md", "4:9", "unknown impact `sever`"),
         ("typo.md", "4:1", "did you mean `impact`"),
         ("time.md", "3:10", "2022-01-20T17:58:00Z"),
-        ("yaml.md", "2:", "invalid YAML"),
+        ("yaml.md", "2:", "expected text here"),
         ("empty.md", "1:1", "empty"),
         ("latin1.md", "2:11", "UTF-8"),
         ("update.md", "6:5", "2024-03-05 25:00 UTC"),
@@ -491,7 +491,9 @@ fn check_validates_and_writes_nothing() {
     let site = Site::new(&[("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z"))]);
     let output = site.run(&["check"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(String::from_utf8_lossy(&output.stdout).starts_with("checked 1 incidents"));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).starts_with("checked 1 incident from 1 provider:")
+    );
     assert!(!site.path("public").exists());
 }
 

@@ -211,7 +211,7 @@ fn a_file_with_a_summary_of_its_own_still_gets_new_updates() {
             &payload("github-summary-critical-incident.json"),
         ],
     );
-    assert!(out.contains("(+1 updates)"), "{out}");
+    assert!(out.contains("(+1 update)"), "{out}");
     let now = std::fs::read_to_string(&path).unwrap();
     assert!(now.contains("Our own note.\n\n## Updates"), "{now}");
     let total = full["incidents"][0]["incident_updates"]
@@ -309,7 +309,7 @@ fn hand_edits_are_kept_field_by_field_and_new_updates_still_come() {
             "example",
         ],
     );
-    assert!(out.contains("(+1 updates)"), "{out}");
+    assert!(out.contains("(+1 update)"), "{out}");
     for kept in [
         "kept title: \"Webhooks were late\" (edited by hand; the provider says \"Delayed webhooks\")",
         "kept official_url: \"https://example.org/our-postmortem\" (edited by hand",
@@ -410,7 +410,7 @@ fn fields_the_import_wrote_take_the_providers_news() {
         &["statuspage", site.path("3.json").to_str().unwrap()],
     );
     assert!(out.contains("kept resolved: 2024-03-01T11:30:00Z (edited by hand; the provider says 2024-03-01T11:05:00Z)"), "{out}");
-    assert!(out.contains("(+1 updates)"), "{out}");
+    assert!(out.contains("(+1 update)"), "{out}");
     let now = std::fs::read_to_string(&path).unwrap();
     assert!(
         now.contains("resolved: 2024-03-01T11:30:00Z") && now.contains("Why."),

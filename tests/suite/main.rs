@@ -4,6 +4,7 @@
 mod common;
 
 mod build;
+mod diagnostics;
 mod feeds;
 mod fuzz_regressions;
 mod import;
