@@ -563,18 +563,7 @@ impl Renderer<'_> {
         self.theme
             .tera
             .render_to(name, ctx, &mut out)
-            .map_err(|error| {
-                let mut message = error.to_string();
-                let mut source = std::error::Error::source(&error);
-                while let Some(cause) = source {
-                    message.push_str(&format!(": {cause}"));
-                    source = cause.source();
-                }
-                Diagnostic::file(
-                    format!("templates/{name}"),
-                    format!("cannot render `{}`: {message}", page.path),
-                )
-            })?;
+            .map_err(|error| self.theme.template_error(&error, Some(&page.path)))?;
         Ok(out)
     }
 

@@ -41,6 +41,8 @@ pub struct Asset {
 /// Templates parsed once per build, and the assets to copy.
 pub struct Theme {
     pub tera: Tera,
+    /// Each template's file and text, by template name: errors point into them.
+    sources: Sources,
     pub assets: Vec<Asset>,
     /// The theme's own assets (`style.css`), by name, and the path each is written to:
     /// `style.3f9a1c2e.css` when names carry a hash of the bytes, so a CDN may cache them
@@ -53,21 +55,148 @@ impl Theme {
     /// written under names that carry a hash of their final bytes.
     pub fn load(root: &Path, hash_names: bool) -> Result<Theme, Vec<Diagnostic>> {
         let mut errors = Vec::new();
-        let tera = load_templates(root, &mut errors);
+        let (tera, sources) = load_templates(root, &mut errors);
         let (assets, asset_paths) = load_assets(root, hash_names, &mut errors);
         match tera {
             Some(tera) if errors.is_empty() => Ok(Theme {
                 tera,
+                sources,
                 assets,
                 asset_paths,
             }),
             _ => Err(errors),
         }
     }
+
+    /// A template error at its template's `path:line:col`, in our words.
+    pub fn template_error(&self, error: &tera::Error, context: Option<&str>) -> Diagnostic {
+        let mut errors = template_errors(&self.sources, error, context);
+        errors.swap_remove(0)
+    }
 }
 
-fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> Option<Tera> {
-    let mut sources: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+/// Each template's file as shown to the user and its text, by template name.
+type Sources = BTreeMap<String, (PathBuf, String)>;
+
+/// Tera's error as diagnostics (at least one): at the span its report carries (a syntax
+/// error, a failure while rendering), else at the template it names; `context` says what
+/// was being rendered (`while rendering acme/index.html`).
+fn template_errors(
+    sources: &Sources,
+    error: &tera::Error,
+    context: Option<&str>,
+) -> Vec<Diagnostic> {
+    use tera::ErrorKind;
+    let file = |name: &str| {
+        sources.get(name).map_or_else(
+            || (PathBuf::from(TEMPLATES_DIR).join(name), ""),
+            |(path, text)| (path.clone(), text.as_str()),
+        )
+    };
+    let while_rendering = |message: String| match context {
+        Some(context) => format!("{message} (while rendering {context})"),
+        None => message,
+    };
+    // A rendering error may come wrapped in a message; the cause holds the report.
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = current {
+        if let Some(error) = cause.downcast_ref::<tera::Error>() {
+            match error.kind() {
+                ErrorKind::SyntaxError(report) | ErrorKind::RenderingError(report) => {
+                    let (path, text) = file(report.filename());
+                    let span = report.span();
+                    let width = if span.end_line == span.start_line {
+                        span.end_col.saturating_sub(span.start_col).max(1)
+                    } else {
+                        1
+                    };
+                    return vec![Diagnostic::at(
+                        path,
+                        text,
+                        span.start_line,
+                        span.start_col + 1,
+                        width,
+                        while_rendering(format!("template error: {}", report.message())),
+                    )];
+                }
+                ErrorKind::MissingParent { current, parent } => {
+                    return vec![Diagnostic::file(
+                        file(current).0,
+                        format!(
+                            "template error: it extends `{parent}`, which is no template of the theme"
+                        ),
+                    )];
+                }
+                ErrorKind::TemplateNotFound(name) => {
+                    return vec![Diagnostic::file(
+                        PathBuf::from(TEMPLATES_DIR).join(name),
+                        while_rendering(format!("template `{name}` is missing")),
+                    )];
+                }
+                ErrorKind::Msg(message) => {
+                    // Checks across templates (unknown filters, blocks no parent has)
+                    // come as finished reports, joined: each names its place.
+                    let found: Vec<Diagnostic> = message
+                        .split("\n\n")
+                        .filter_map(|report| {
+                            let (name, line, col, message) = read_report(report)?;
+                            let (path, text) = file(name);
+                            let width = report_width(report);
+                            Some(Diagnostic::at(
+                                path,
+                                text,
+                                line,
+                                col,
+                                width,
+                                while_rendering(format!("template error: {message}")),
+                            ))
+                        })
+                        .collect();
+                    if !found.is_empty() {
+                        return found;
+                    }
+                }
+                _ => {}
+            }
+        }
+        current = cause.source();
+    }
+    // Anything else: the whole chain, at the templates folder.
+    let mut message = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    vec![Diagnostic::file(
+        PathBuf::from(TEMPLATES_DIR),
+        while_rendering(format!("template error: {message}")),
+    )]
+}
+
+/// The template, line, column and message of one of tera's finished reports:
+/// `error: <message>\n --> <template>:<line>:<col>\n…`.
+fn read_report(report: &str) -> Option<(&str, usize, usize, &str)> {
+    let mut lines = report.lines();
+    let message = lines.next()?.trim().strip_prefix("error: ")?;
+    let place = lines.next()?.trim().strip_prefix("--> ")?;
+    let mut parts = place.rsplitn(3, ':');
+    let col = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    Some((parts.next()?, line, col, message))
+}
+
+/// How many carets a finished report draws under its line.
+fn report_width(report: &str) -> usize {
+    report
+        .lines()
+        .filter_map(|line| line.split_once('|').map(|(_, marks)| marks.trim()))
+        .find(|marks| !marks.is_empty() && marks.chars().all(|c| c == '^'))
+        .map_or(1, str::len)
+}
+
+fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> (Option<Tera>, Sources) {
+    let mut sources: Sources = BTreeMap::new();
     for name in DefaultTemplates::iter() {
         let file = DefaultTemplates::get(&name).expect("listed templates exist");
         let text = String::from_utf8_lossy(&file.data).into_owned();
@@ -93,19 +222,10 @@ fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> Option<Tera> {
         .iter()
         .map(|(name, (_, text))| (name.as_str(), text.as_str()));
     match tera.add_raw_templates(templates) {
-        Ok(()) => Some(tera),
+        Ok(()) => (Some(tera), sources),
         Err(error) => {
-            let message = error.to_string();
-            // Name the file the error is in when tera tells us which template it was.
-            let path = sources
-                .iter()
-                .find(|(name, _)| message.contains(name.as_str()))
-                .map_or_else(
-                    || PathBuf::from(TEMPLATES_DIR),
-                    |(_, (path, _))| path.clone(),
-                );
-            errors.push(Diagnostic::file(path, format!("template error: {message}")));
-            None
+            errors.extend(template_errors(&sources, &error, None));
+            (None, sources)
         }
     }
 }

@@ -129,3 +129,32 @@ fn a_build_without_a_base_url_warns_where_links_will_point() {
     let output = site.run(&["build", "--base-url", "https://example.com/"]);
     assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
 }
+
+#[test]
+fn template_errors_point_at_their_line_and_column() {
+    let site = Site::new(&[
+        ("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z")),
+        (
+            "templates/incident.html",
+            "{% extends \"base.html\" %}\n{% block nosuch %}\n<p>{{ incident.title | nosuchfilter }}</p>\n{% endblock %}\n",
+        ),
+    ]);
+    let output = site.run(&["check"]);
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(shown(&site, &output));
+
+    // Failing while rendering: the template's place, and the page it was rendering.
+    site.write(
+        "templates/incident.html",
+        "{% extends \"base.html\" %}\n{% block main %}\n<p>{{ incident.nosuch.deeper }}</p>\n{% endblock main %}\n",
+    );
+    let err = shown(&site, &site.run(&["build"]));
+    assert!(
+        err.starts_with(
+            "templates/incident.html:3:16: error: template error: Field `nosuch` is not defined"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("(while rendering acme/a/index.html)"), "{err}");
+    assert!(!site.path("public").exists(), "nothing written");
+}
