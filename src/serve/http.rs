@@ -238,11 +238,16 @@ fn inject(html: &[u8], error: Option<&str>) -> Vec<u8> {
     let mut extra =
         format!("<script src=\"{SCRIPT_PATH}\" data-events=\"{EVENTS_PATH}\"></script>");
     if let Some(error) = error {
+        // `all:initial` on every element: the site's stylesheet (its `pre`, its colours, its
+        // dark mode) cannot reach the overlay, which reads the same on any theme.
         extra.push_str(&format!(
-            "<div id=\"outages-error\" role=\"alert\" style=\"position:fixed;inset:auto 0 0 0;max-height:60vh;overflow:auto;\
-             z-index:2147483647;margin:0;padding:1rem 1.25rem;background:#1b1f24;color:#ffd8d3;border-top:4px solid #e5534b;\
-             font:13px/1.5 ui-monospace,monospace\"><strong style=\"color:#fff\">outages: the last change did not build; \
-             this is the last good version.</strong><pre style=\"white-space:pre-wrap;margin:.5rem 0 0\">{}</pre></div>",
+            "<div id=\"outages-error\" role=\"alert\" style=\"all:initial;display:block;position:fixed;left:0;right:0;bottom:0;\
+             max-height:60vh;overflow:auto;z-index:2147483647;box-sizing:border-box;padding:1rem 1.25rem;background:#1b1f24;\
+             color:#f0f3f6;border-top:4px solid #e5534b;font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace\">\
+             <strong style=\"all:initial;display:block;color:#ffffff;font:bold 14px/1.5 system-ui,sans-serif\">\
+             outages: the last change did not build; this is the last good version.</strong>\
+             <pre style=\"all:initial;display:block;white-space:pre-wrap;margin:.5rem 0 0;color:#ffd8d3;background:transparent;\
+             font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace\">{}</pre></div>",
             crate::render::feeds::escape(error)
         ));
     }
@@ -300,5 +305,18 @@ mod tests {
         assert!(html.contains("</div></BODY>"), "{html}");
         assert!(html.contains("a.md:1:1: &lt;bad&gt;"), "{html}");
         assert!(html.contains(SCRIPT_PATH));
+    }
+
+    #[test]
+    fn no_rule_of_the_site_reaches_the_overlay() {
+        let html = inject(b"<html><body></body></html>", Some("a.md:1:1: bad"));
+        let page = scraper::Html::parse_document(&String::from_utf8(html).unwrap());
+        let selector = scraper::Selector::parse("#outages-error, #outages-error *").unwrap();
+        let styles: Vec<&str> = page
+            .select(&selector)
+            .map(|element| element.value().attr("style").unwrap_or(""))
+            .collect();
+        assert_eq!(styles.len(), 3, "{styles:?}");
+        assert!(styles.iter().all(|s| s.starts_with("all:initial;")), "{styles:?}");
     }
 }
