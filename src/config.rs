@@ -23,26 +23,34 @@ impl BaseUrl {
     /// Accepts an absolute http(s) URL; a missing trailing slash is added.
     pub fn parse(text: &str) -> Result<BaseUrl, String> {
         let text = text.trim();
-        let (scheme, rest) = text
-            .split_once("://")
-            .filter(|(scheme, _)| matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https"))
+        let url = url::Url::parse(text)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https") && url.has_host())
+            // WHATWG would read `https:///x` as the host `x`: a typo, not a site.
+            .filter(|_| {
+                text.split_once("://")
+                    .is_some_and(|(_, rest)| !rest.starts_with(['/', '\\']))
+            })
             .ok_or_else(|| format!("`{text}` is not an absolute http(s) URL"))?;
-        let (host, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
-        if host.is_empty() || text.contains(['?', '#', ' ', '"', '<', '>', '\\']) {
-            return Err(format!("`{text}` is not a usable base URL"));
+        if url.query().is_some() || url.fragment().is_some() || !url.username().is_empty() {
+            return Err(format!(
+                "`{text}` is not a usable base URL: give it without `?`, `#` or a user"
+            ));
         }
-        if path
-            .split('/')
+        // The parser would resolve them silently, to a path the writer did not mean.
+        let written_path = text.splitn(4, '/').nth(3).unwrap_or("");
+        if written_path
+            .split(['/', '\\'])
             .any(|segment| segment == ".." || segment == ".")
         {
             return Err(format!("`{text}` may not hold `.` or `..` segments"));
         }
-        let mut path = format!("/{}", path.trim_matches('/'));
+        let mut path = format!("/{}", url.path().trim_matches('/'));
         if !path.ends_with('/') {
             path.push('/');
         }
         Ok(BaseUrl {
-            origin: format!("{}://{}", scheme.to_ascii_lowercase(), host),
+            origin: url.origin().ascii_serialization(),
             path,
         })
     }
@@ -239,5 +247,15 @@ mod tests {
         assert!(BaseUrl::parse("javascript://x").is_err());
         assert!(BaseUrl::parse("https://x.com/../y").is_err());
         assert!(BaseUrl::parse("https:///x").is_err());
+        assert!(BaseUrl::parse("https://x.com/?a").is_err());
+        assert!(BaseUrl::parse("https://user@x.com/").is_err());
+    }
+
+    #[test]
+    fn base_url_origin_is_the_browsers() {
+        let base = BaseUrl::parse("HTTPS://Example.COM:443/Repo").unwrap();
+        assert_eq!(base.url("a/"), "https://example.com/Repo/a/");
+        let base = BaseUrl::parse("http://127.0.0.1:1111").unwrap();
+        assert_eq!(base.url(""), "http://127.0.0.1:1111/");
     }
 }

@@ -13,5 +13,7 @@ pub mod import;
 pub mod model;
 pub mod output;
 pub mod render;
+pub mod routes;
 pub mod serve;
 pub mod site;
+pub mod sources;

@@ -195,44 +195,18 @@ impl fmt::Display for SlugError {
 pub struct WebUrl(String);
 
 impl WebUrl {
+    /// Accepts an absolute http(s) URL with a host, as a browser reads it (WHATWG), and
+    /// keeps it as written; text a browser would have to repair (spaces, quotes, angle
+    /// brackets, controls) is refused rather than guessed at.
     pub fn parse(text: &str) -> Option<WebUrl> {
         let text = text.trim();
-        let lower = text.to_ascii_lowercase();
-        let rest = lower
-            .strip_prefix("https://")
-            .or_else(|| lower.strip_prefix("http://"))?;
-        let host_ok = rest
-            .split(['/', '?', '#'])
-            .next()
-            .is_some_and(|host| !host.is_empty());
+        let url = url::Url::parse(text).ok()?;
         let clean = !text
             .chars()
             .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '<' | '>' | '`'));
-        (host_ok && clean).then(|| WebUrl(text.to_string()))
+        (matches!(url.scheme(), "http" | "https") && url.has_host() && clean)
+            .then(|| WebUrl(text.to_string()))
     }
-
-    /// A slug made from free text (a title, an id) for a new file's name: `/` and the like
-    /// are only characters here, and at most [`Slug::MAX_FROM_TITLE`] bytes are kept, cut
-    /// at a word.
-    pub fn from_title(text: &str) -> Result<Slug, SlugError> {
-        let slug = slug::slugify(text);
-        let cut = if slug.len() <= Slug::MAX_FROM_TITLE {
-            slug.len()
-        } else {
-            slug[..Slug::MAX_FROM_TITLE]
-                .rfind('-')
-                .unwrap_or(Slug::MAX_FROM_TITLE)
-        };
-        let slug = slug[..cut].trim_end_matches('-');
-        if slug.is_empty() {
-            Err(SlugError::Empty)
-        } else {
-            Ok(Slug(slug.to_string()))
-        }
-    }
-
-    /// The longest slug a new file name takes from a title or an id.
-    pub const MAX_FROM_TITLE: usize = 60;
 
     pub fn as_str(&self) -> &str {
         &self.0

@@ -21,6 +21,7 @@ use walkdir::WalkDir;
 
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, ProviderInfo, Slug};
+use crate::sources;
 use fields::{FileCtx, Pos, display_path};
 use source::Scrub;
 
@@ -144,7 +145,7 @@ pub fn content_files(root: &Path) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
     entries.sort_by_key(std::fs::DirEntry::file_name);
     let lists: Vec<Result<Vec<PathBuf>, Vec<Diagnostic>>> = entries
         .par_iter()
-        .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
+        .filter(|entry| !sources::is_ignored_name(&entry.file_name().to_string_lossy()))
         .map(|entry| {
             let relative = Path::new(CONTENT_DIR).join(entry.file_name());
             match entry.file_type() {
@@ -178,7 +179,7 @@ pub fn files_under(root: &Path, relative: &Path) -> Result<Vec<PathBuf>, Vec<Dia
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|entry| {
-            entry.depth() == 0 || !entry.file_name().to_string_lossy().starts_with('.')
+            entry.depth() == 0 || !sources::is_ignored_name(&entry.file_name().to_string_lossy())
         });
     for entry in walker {
         match entry {
@@ -201,23 +202,17 @@ pub fn files_under(root: &Path, relative: &Path) -> Result<Vec<PathBuf>, Vec<Dia
 }
 
 /// Whether [`content_files`] lists this path (relative to the root): a content file with
-/// no hidden folder on its way.
+/// no ignored name on its way.
 pub fn is_listed(relative: &Path) -> bool {
-    is_content_file(relative)
-        && relative
-            .components()
-            .all(|c| !c.as_os_str().to_string_lossy().starts_with('.'))
+    is_content_file(relative) && !sources::is_ignored(relative)
 }
 
-/// A markdown file that is not an editor's backup or swap file.
+/// A markdown file that is not [ignored](sources::is_ignored_name).
 pub fn is_content_file(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
     path.extension().is_some_and(|ext| ext == "md")
-        && !name.starts_with('.')
-        && !name.starts_with('~')
+        && path
+            .file_name()
+            .is_some_and(|name| !sources::is_ignored_name(&name.to_string_lossy()))
 }
 
 /// Reads and parses one file, `relative` to the site root.

@@ -4,18 +4,7 @@ use serde::Serialize;
 
 use crate::config::BaseUrl;
 use crate::render::views::{IncidentView, ProviderView, SummaryView, UpdateView};
-
-pub fn providers_path() -> String {
-    "api/v1/providers.json".to_string()
-}
-
-pub fn provider_path(slug: &str) -> String {
-    format!("api/v1/{slug}.json")
-}
-
-pub fn incident_path(provider: &str, slug: &str) -> String {
-    format!("api/v1/{provider}/{slug}.json")
-}
+use crate::routes;
 
 #[derive(Serialize)]
 struct ProviderEntry<'a> {
@@ -51,7 +40,7 @@ fn provider_entry<'a>(provider: &'a ProviderView, base: &BaseUrl) -> ProviderEnt
         slug: &provider.reference.slug,
         name: &provider.reference.name,
         url: &provider.reference.url,
-        api_url: base.url(&provider_path(&provider.reference.slug)),
+        api_url: base.url(&routes::api_provider(&provider.reference.slug)),
         website: provider.website.as_deref(),
         status_page: provider.status_page.as_deref(),
         incidents: provider.incident_count,
@@ -69,7 +58,7 @@ fn incident_entry<'a>(summary: &'a SummaryView, slug: &str, base: &BaseUrl) -> I
         slug: slug.to_string(),
         title: &summary.title,
         url: &summary.url,
-        api_url: base.url(&incident_path(&summary.provider.slug, slug)),
+        api_url: base.url(&routes::api_incident(&summary.provider.slug, slug)),
         impact: summary.impact.keyword,
         started: &summary.started.iso,
         resolved: summary.resolved.as_ref().map(|t| t.iso.as_str()),

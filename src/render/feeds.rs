@@ -7,7 +7,9 @@ use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
 
 use crate::content::source::without_forbidden;
+use crate::model::Timestamp;
 use crate::render::views::{IncidentView, TimeView};
+use crate::routes::FeedFormat;
 
 /// One feed: the site's or a provider's.
 pub struct FeedSpec<'a> {
@@ -25,18 +27,12 @@ pub struct FeedSpec<'a> {
 }
 
 impl FeedSpec<'_> {
-    fn updated(&self) -> String {
-        self.entries
-            .iter()
-            .map(|entry| entry.updated.iso.as_str())
-            .max()
-            .unwrap_or("1970-01-01T00:00:00Z")
-            .to_string()
+    /// The newest entry's time: a feed changes only when an entry does, so no build time
+    /// is ever written. An empty feed says the Unix epoch, the same on every build.
+    fn updated(&self) -> DateTime<FixedOffset> {
+        let newest = self.entries.iter().map(|entry| entry.updated.at).max();
+        newest.unwrap_or(Timestamp::UNIX_EPOCH).fixed_offset()
     }
-}
-
-fn parse_time(iso: &str) -> DateTime<FixedOffset> {
-    DateTime::parse_from_rfc3339(iso).unwrap_or_default()
 }
 
 pub fn atom(spec: &FeedSpec) -> Vec<u8> {
@@ -53,8 +49,8 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
         .map(|incident| atom::Entry {
             title: text(&incident.summary.title),
             id: incident.tag.clone(),
-            updated: parse_time(&incident.updated.iso),
-            published: Some(parse_time(&incident.summary.started.iso)),
+            updated: incident.updated.at.fixed_offset(),
+            published: Some(incident.summary.started.at.fixed_offset()),
             authors: vec![atom::Person {
                 name: without_forbidden(&incident.summary.provider.name).into_owned(),
                 ..Default::default()
@@ -81,12 +77,12 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
     let feed = atom::Feed {
         title: text(&spec.title),
         id: spec.tag.clone(),
-        updated: parse_time(&spec.updated()),
+        updated: spec.updated(),
         subtitle: Some(text(&spec.description)),
         lang: Some(spec.language.to_string()),
         links: vec![
             link(
-                format!("{}feed.xml", spec.dir_url),
+                format!("{}{}", spec.dir_url, FeedFormat::Atom.file_name()),
                 "self",
                 Some("application/atom+xml"),
             ),
@@ -112,7 +108,7 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
 }
 
 pub fn rss(spec: &FeedSpec) -> Vec<u8> {
-    let rfc2822 = |time: &TimeView| parse_time(&time.iso).to_rfc2822();
+    let rfc2822 = |time: &TimeView| time.at.to_rfc2822();
     let items = spec
         .entries
         .iter()
@@ -137,11 +133,11 @@ pub fn rss(spec: &FeedSpec) -> Vec<u8> {
         link: spec.home_url.clone(),
         description: without_forbidden(&spec.description).into_owned(),
         language: Some(spec.language.to_string()),
-        last_build_date: Some(parse_time(&spec.updated()).to_rfc2822()),
+        last_build_date: Some(spec.updated().to_rfc2822()),
         generator: Some("outages".to_string()),
         atom_ext: Some(rss::extension::atom::AtomExtension {
             links: vec![atom::Link {
-                href: format!("{}rss.xml", spec.dir_url),
+                href: format!("{}{}", spec.dir_url, FeedFormat::Rss.file_name()),
                 rel: "self".to_string(),
                 mime_type: Some("application/rss+xml".to_string()),
                 ..Default::default()
@@ -192,7 +188,7 @@ pub fn json(spec: &FeedSpec) -> Vec<u8> {
         version: "https://jsonfeed.org/version/1.1",
         title: &spec.title,
         home_page_url: &spec.home_url,
-        feed_url: format!("{}feed.json", spec.dir_url),
+        feed_url: format!("{}{}", spec.dir_url, FeedFormat::Json.file_name()),
         description: &spec.description,
         language: spec.language,
         items: spec
@@ -259,17 +255,10 @@ fn entry_html(incident: &IncidentView) -> String {
     html
 }
 
+/// Text made safe for HTML, by the templates' own escaping.
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    let mut out = Vec::with_capacity(text.len() + text.len() / 8);
+    // Writing to memory cannot fail, and escaping keeps UTF-8 whole.
+    let _ = tera::escape_html(text, &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }

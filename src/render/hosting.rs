@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::config::BaseUrl;
+use crate::routes::{self, FeedFormat};
 
 /// What the default theme needs, and nothing more: no scripts, styles and images from the
 /// site itself (images in incident text may come from anywhere over https).
@@ -35,17 +36,20 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str]) -> Vec<u8> {
     );
     rule(root.to_string(), &[("Cache-Control", SHORT)]);
     rule(format!("{root}*/"), &[("Cache-Control", SHORT)]);
-    for (file, kind) in [
-        ("feed.xml", "application/atom+xml; charset=utf-8"),
-        ("rss.xml", "application/rss+xml; charset=utf-8"),
-        ("feed.json", "application/feed+json; charset=utf-8"),
-    ] {
+    for format in FeedFormat::ALL {
+        let file = format.file_name();
         for pattern in [format!("{root}{file}"), format!("{root}*/{file}")] {
-            rule(pattern, &[("Content-Type", kind), ("Cache-Control", SHORT)]);
+            rule(
+                pattern,
+                &[
+                    ("Content-Type", format.media_type()),
+                    ("Cache-Control", SHORT),
+                ],
+            );
         }
     }
     rule(
-        format!("{root}api/*"),
+        format!("{root}{}*", routes::API_DIR),
         &[
             ("Content-Type", "application/json; charset=utf-8"),
             ("Cache-Control", SHORT),

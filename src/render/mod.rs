@@ -21,31 +21,11 @@ use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::render::feeds::FeedSpec;
 use crate::render::theme::{AssetSource, Theme};
-use crate::render::views::{
-    FeedLinks, IncidentView, SummaryView, Views, incident_dir, provider_dir,
-};
+use crate::render::views::{FeedLinks, IncidentView, SummaryView, Views};
+use crate::routes::{self, FeedFormat};
 
 /// How many finished incidents the home page lists under "Latest".
 const HOME_LATEST: usize = 20;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FeedFormat {
-    Atom,
-    Rss,
-    Json,
-}
-
-impl FeedFormat {
-    const ALL: [FeedFormat; 3] = [FeedFormat::Atom, FeedFormat::Rss, FeedFormat::Json];
-
-    fn file_name(self) -> &'static str {
-        match self {
-            FeedFormat::Atom => "feed.xml",
-            FeedFormat::Rss => "rss.xml",
-            FeedFormat::Json => "feed.json",
-        }
-    }
-}
 
 /// What a page is, and so what it is made from. Indices point into the archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,50 +91,46 @@ pub fn plan(
     let mut pages =
         Vec::with_capacity(archive.incidents.len() * 2 + archive.providers.len() * 5 + 16);
     let mut add = |path: String, kind: PageKind| pages.push(Page { path, kind });
-    add("index.html".into(), PageKind::Home);
-    add("404.html".into(), PageKind::NotFound);
-    add("sitemap.xml".into(), PageKind::Sitemap);
-    add("robots.txt".into(), PageKind::Robots);
-    add(".nojekyll".into(), PageKind::NoJekyll);
-    add(api::providers_path(), PageKind::ApiProviders);
+    add(routes::HOME.into(), PageKind::Home);
+    add(routes::NOT_FOUND.into(), PageKind::NotFound);
+    add(routes::SITEMAP.into(), PageKind::Sitemap);
+    add(routes::ROBOTS.into(), PageKind::Robots);
+    add(routes::NOJEKYLL.into(), PageKind::NoJekyll);
+    add(routes::api_providers(), PageKind::ApiProviders);
     if config.cname.is_some() {
-        add("CNAME".into(), PageKind::Cname);
+        add(routes::CNAME.into(), PageKind::Cname);
     }
-    add("_headers".into(), PageKind::Headers);
-    add("_redirects".into(), PageKind::Redirects);
+    add(routes::HEADERS.into(), PageKind::Headers);
+    add(routes::REDIRECTS.into(), PageKind::Redirects);
     for format in FeedFormat::ALL {
-        add(format.file_name().into(), PageKind::Feed(None, format));
+        add(routes::feed("", format), PageKind::Feed(None, format));
     }
     for (index, provider) in archive.providers.iter().enumerate() {
-        let dir = provider_dir(provider.slug.as_str());
-        add(format!("{dir}index.html"), PageKind::Provider(index));
+        let dir = routes::provider_dir(provider.slug.as_str());
+        add(routes::page(&dir), PageKind::Provider(index));
         add(
-            api::provider_path(provider.slug.as_str()),
+            routes::api_provider(provider.slug.as_str()),
             PageKind::ApiProvider(index),
         );
         for format in FeedFormat::ALL {
             add(
-                format!("{dir}{}", format.file_name()),
+                routes::feed(&dir, format),
                 PageKind::Feed(Some(index), format),
             );
         }
     }
     for (index, incident) in archive.incidents.iter().enumerate() {
+        let (provider, slug) = (incident.provider.as_str(), incident.slug.as_str());
         add(
-            format!("{}index.html", incident_dir(incident)),
+            routes::page(&routes::incident_dir(provider, slug)),
             PageKind::Incident(index),
         );
         add(
-            api::incident_path(incident.provider.as_str(), incident.slug.as_str()),
+            routes::api_incident(provider, slug),
             PageKind::ApiIncident(index),
         );
         for (number, alias) in incident.aliases.iter().enumerate() {
-            let path = if alias.path.ends_with('/') {
-                format!("{}index.html", alias.path)
-            } else {
-                alias.path.clone()
-            };
-            add(path, PageKind::Alias(index, number));
+            add(routes::alias(&alias.path), PageKind::Alias(index, number));
         }
     }
     // A site's own static file replaces a generated file of the site of the same name (a
@@ -409,7 +385,7 @@ impl Renderer<'_> {
                     "404",
                     "Page not found",
                     self.config.description.clone(),
-                    "404.html",
+                    routes::NOT_FOUND,
                     &site_feeds(),
                     "All incidents",
                 );
@@ -438,7 +414,7 @@ impl Renderer<'_> {
                     "provider",
                     &provider.reference.name,
                     description,
-                    &provider_dir(&provider.reference.slug),
+                    &routes::provider_dir(&provider.reference.slug),
                     &provider.feeds,
                     &format!("{} incidents", provider.reference.name),
                 );
@@ -463,8 +439,11 @@ impl Renderer<'_> {
                     "incident",
                     &incident.summary.title,
                     description,
-                    &incident_dir(&self.archive.incidents[i]),
-                    &FeedLinks::new(base, &provider_dir(&incident.summary.provider.slug)),
+                    &routes::incident_dir(
+                        self.archive.incidents[i].provider.as_str(),
+                        self.archive.incidents[i].slug.as_str(),
+                    ),
+                    &FeedLinks::new(base, &routes::provider_dir(&incident.summary.provider.slug)),
                     &format!("{} incidents", incident.summary.provider.name),
                 );
                 // Only the incident itself: its page then depends on nothing else, so a
@@ -497,7 +476,7 @@ impl Renderer<'_> {
             }
             PageKind::ApiIncident(i) => api::incident(&self.views.incidents[i], base),
             PageKind::Sitemap => self.sitemap(),
-            PageKind::Robots => sitemap::robots(&base.url("sitemap.xml")),
+            PageKind::Robots => sitemap::robots(&base.url(routes::SITEMAP)),
             PageKind::NoJekyll => Vec::new(),
             PageKind::Cname => {
                 format!("{}\n", self.config.cname.as_deref().unwrap_or_default()).into_bytes()
@@ -577,7 +556,7 @@ impl Renderer<'_> {
                 language: &self.config.language,
                 home_url: base.url(""),
                 dir_url: base.url(""),
-                tag: "tag:outages,2026:feed".to_string(),
+                tag: routes::feed_tag(None),
                 entries: self
                     .views
                     .incidents
@@ -597,7 +576,7 @@ impl Renderer<'_> {
                     language: &self.config.language,
                     home_url: provider.reference.url.clone(),
                     dir_url: provider.reference.url.clone(),
-                    tag: format!("tag:outages,2026:feed/{}", provider.reference.slug),
+                    tag: routes::feed_tag(Some(&provider.reference.slug)),
                     entries: self.archive.providers[i]
                         .incidents
                         .iter()

@@ -11,6 +11,7 @@ use walkdir::WalkDir;
 
 use crate::content::fields::display_path;
 use crate::diagnostics::Diagnostic;
+use crate::sources;
 
 #[derive(RustEmbed)]
 #[folder = "templates/"]
@@ -290,9 +291,15 @@ fn site_files(root: &Path, dir: &str, errors: &mut Vec<Diagnostic>) -> Vec<(Stri
         return Vec::new();
     }
     let mut files = Vec::new();
-    for entry in WalkDir::new(&base).sort_by_file_name() {
+    let walker = WalkDir::new(&base)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() == 0 || !sources::is_ignored_name(&entry.file_name().to_string_lossy())
+        });
+    for entry in walker {
         match entry {
-            Ok(entry) if entry.file_type().is_file() && !is_editor_litter(entry.path()) => {
+            Ok(entry) if entry.file_type().is_file() => {
                 let relative = entry.path().strip_prefix(&base).unwrap_or(entry.path());
                 let name: Option<Vec<&str>> = relative
                     .components()
@@ -314,23 +321,6 @@ fn site_files(root: &Path, dir: &str, errors: &mut Vec<Diagnostic>) -> Vec<(Stri
         }
     }
     files
-}
-
-/// Swap, backup and temporary files that editors leave beside the files they edit.
-pub fn is_editor_litter(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    name.ends_with('~')
-        || name.starts_with(".#")
-        || name == ".DS_Store"
-        || [".swp", ".swo", ".swx", ".tmp"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
-        || name.starts_with('#') && name.ends_with('#')
-        || name.ends_with("___jb_tmp___")
-        || name.ends_with("___jb_old___")
 }
 
 #[cfg(test)]

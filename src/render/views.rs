@@ -12,9 +12,13 @@ use crate::archive::{Archive, Provider};
 use crate::config::BaseUrl;
 use crate::model::{Incident, Timestamp, Update};
 use crate::render::markdown;
+use crate::routes::{self, FeedFormat};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TimeView {
+    /// The time itself, for feeds and the API; templates get the texts below.
+    #[serde(skip)]
+    pub at: Timestamp,
     /// RFC 3339 in UTC, for `<time datetime>` and machines.
     pub iso: String,
     /// `2022-01-20 17:58 UTC`.
@@ -29,6 +33,7 @@ impl TimeView {
         // formats hundreds of thousands of times.
         let date = format!("{:04}-{:02}-{:02}", time.year(), time.month(), time.day());
         TimeView {
+            at: time,
             iso: time.to_rfc3339_opts(SecondsFormat::Secs, true),
             text: format!("{date} {:02}:{:02} UTC", time.hour(), time.minute()),
             year: time.year(),
@@ -123,9 +128,9 @@ impl FeedLinks {
     /// The three feeds in the folder `dir` (`""` for the site, `lightstep/` for a provider).
     pub fn new(base: &BaseUrl, dir: &str) -> FeedLinks {
         FeedLinks {
-            atom: base.path(&format!("{dir}feed.xml")),
-            rss: base.path(&format!("{dir}rss.xml")),
-            json: base.path(&format!("{dir}feed.json")),
+            atom: base.path(&routes::feed(dir, FeedFormat::Atom)),
+            rss: base.path(&routes::feed(dir, FeedFormat::Rss)),
+            json: base.path(&routes::feed(dir, FeedFormat::Json)),
         }
     }
 }
@@ -198,16 +203,6 @@ impl Views {
     }
 }
 
-/// The site path of a provider page: `lightstep/`.
-pub fn provider_dir(slug: &str) -> String {
-    format!("{slug}/")
-}
-
-/// The site path of an incident page: `lightstep/webapp-down/`.
-pub fn incident_dir(incident: &Incident) -> String {
-    format!("{}/{}/", incident.provider, incident.slug)
-}
-
 fn provider_name<'a>(archive: &'a Archive, incident: &'a Incident) -> &'a str {
     archive
         .provider(&incident.provider)
@@ -215,7 +210,7 @@ fn provider_name<'a>(archive: &'a Archive, incident: &'a Incident) -> &'a str {
 }
 
 fn provider_ref(incident: &Incident, name: &str, base: &BaseUrl) -> ProviderRef {
-    let dir = provider_dir(incident.provider.as_str());
+    let dir = routes::provider_dir(incident.provider.as_str());
     ProviderRef {
         slug: incident.provider.to_string(),
         name: name.to_string(),
@@ -235,7 +230,7 @@ fn update_view(update: &Update, page_url: &str) -> UpdateView {
 }
 
 fn incident_view(incident: &Incident, provider: ProviderRef, base: &BaseUrl) -> IncidentView {
-    let dir = incident_dir(incident);
+    let dir = routes::incident_dir(incident.provider.as_str(), incident.slug.as_str());
     let url = base.url(&dir);
     let summary = SummaryView {
         title: incident.title.clone(),
@@ -287,17 +282,7 @@ fn incident_view(incident: &Incident, provider: ProviderRef, base: &BaseUrl) -> 
 /// the provider and the incident's own id (or slug), never from `base_url`.
 pub fn tag_uri(incident: &Incident) -> String {
     let key = incident.id.as_deref().unwrap_or(incident.slug.as_str());
-    let encoded: String = key
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect();
-    format!("tag:outages,2026:{}/{}", incident.provider, encoded)
+    routes::incident_tag(incident.provider.as_str(), key)
 }
 
 fn provider_view(
@@ -305,7 +290,7 @@ fn provider_view(
     incidents: &[Arc<IncidentView>],
     base: &BaseUrl,
 ) -> ProviderView {
-    let dir = provider_dir(provider.slug.as_str());
+    let dir = routes::provider_dir(provider.slug.as_str());
     let url = base.url(&dir);
     let stats = &provider.stats;
     let summary = |index: Option<usize>| index.map(|i| incidents[i].summary.clone());

@@ -152,7 +152,7 @@ fn resolve(base_path: &str, raw: &str) -> Target {
     }
     let path = segments.join("/");
     if path.is_empty() || path.ends_with('/') {
-        Target::File(format!("{path}index.html"))
+        Target::File(crate::routes::page(&path))
     } else {
         Target::File(path)
     }
@@ -172,10 +172,16 @@ async fn file(State(shared): State<Arc<Shared>>, method: Method, uri: Uri) -> Re
         Target::BadRequest => return (StatusCode::BAD_REQUEST, "bad request\n").into_response(),
         Target::Redirect(to) => return redirect(&to),
         Target::File(path) if store.files.contains_key(&path) => (StatusCode::OK, path),
-        Target::File(path) if store.files.contains_key(&format!("{path}/index.html")) => {
+        Target::File(path)
+            if store
+                .files
+                .contains_key(&crate::routes::page(&format!("{path}/"))) =>
+        {
             return redirect(&format!("{}/", uri.path()));
         }
-        Target::File(_) | Target::NotFound => (StatusCode::NOT_FOUND, "404.html".to_string()),
+        Target::File(_) | Target::NotFound => {
+            (StatusCode::NOT_FOUND, crate::routes::NOT_FOUND.to_string())
+        }
     };
     let Some(bytes) = store.files.get(&path).cloned() else {
         // No site yet (the first build failed): the error page is all there is.
@@ -317,6 +323,9 @@ mod tests {
             .map(|element| element.value().attr("style").unwrap_or(""))
             .collect();
         assert_eq!(styles.len(), 3, "{styles:?}");
-        assert!(styles.iter().all(|s| s.starts_with("all:initial;")), "{styles:?}");
+        assert!(
+            styles.iter().all(|s| s.starts_with("all:initial;")),
+            "{styles:?}"
+        );
     }
 }

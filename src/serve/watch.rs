@@ -12,7 +12,8 @@ use notify_debouncer_full::{
 
 use crate::config::CONFIG_FILE;
 use crate::content::CONTENT_DIR;
-use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, is_editor_litter};
+use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
+use crate::sources;
 
 /// Long enough to fold an editor's write-temp-then-rename into one batch, short enough to
 /// feel instant.
@@ -124,12 +125,7 @@ pub fn is_source(relative: &Path) -> bool {
         .iter()
         .any(|dir| relative.starts_with(dir))
         || relative == Path::new(CONFIG_FILE);
-    let hidden = relative
-        .components()
-        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
-    // vim writes a file named 4913 to test that it may write in a folder.
-    let probe = relative.file_name().is_some_and(|name| name == "4913");
-    in_sources && !hidden && !probe && !is_editor_litter(relative)
+    in_sources && !sources::is_ignored(relative)
 }
 
 #[cfg(test)]

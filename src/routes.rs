@@ -1,0 +1,151 @@
+//! The route table: every path the site writes and every name that identifies it, in one
+//! place. The plan, the views (URLs), the feeds, the host files and `serve` all ask here;
+//! nothing else spells a path of the output.
+//!
+//! Paths are `/`-separated and relative to the output folder; a folder path ends in `/`
+//! and stands for its `index.html`. They are made only of fixed names and checked slugs,
+//! so none can leave the output folder.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+/// The home page.
+pub const HOME: &str = "index.html";
+/// The page hosts serve for a path the site does not have.
+pub const NOT_FOUND: &str = "404.html";
+pub const SITEMAP: &str = "sitemap.xml";
+pub const ROBOTS: &str = "robots.txt";
+/// Tells GitHub Pages not to run Jekyll.
+pub const NOJEKYLL: &str = ".nojekyll";
+/// GitHub Pages' custom domain.
+pub const CNAME: &str = "CNAME";
+/// Response headers for Netlify and Cloudflare Pages.
+pub const HEADERS: &str = "_headers";
+/// Redirects for Netlify and Cloudflare Pages.
+pub const REDIRECTS: &str = "_redirects";
+/// Where the JSON API lives.
+pub const API_DIR: &str = "api/v1/";
+
+/// The scheme, authority and date of every tag URI (RFC 4151) the site mints: ids that
+/// never change, whatever the domain.
+const TAG_PREFIX: &str = "tag:outages,2026:";
+
+/// The feed formats, each written in the site's root and in every provider's folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FeedFormat {
+    Atom,
+    Rss,
+    Json,
+}
+
+impl FeedFormat {
+    pub const ALL: [FeedFormat; 3] = [FeedFormat::Atom, FeedFormat::Rss, FeedFormat::Json];
+
+    pub fn file_name(self) -> &'static str {
+        match self {
+            FeedFormat::Atom => "feed.xml",
+            FeedFormat::Rss => "rss.xml",
+            FeedFormat::Json => "feed.json",
+        }
+    }
+
+    /// The media type hosts should send it with.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            FeedFormat::Atom => "application/atom+xml; charset=utf-8",
+            FeedFormat::Rss => "application/rss+xml; charset=utf-8",
+            FeedFormat::Json => "application/feed+json; charset=utf-8",
+        }
+    }
+}
+
+/// A provider's folder: `lightstep/`.
+pub fn provider_dir(provider: &str) -> String {
+    format!("{provider}/")
+}
+
+/// An incident's folder: `lightstep/webapp-down/`.
+pub fn incident_dir(provider: &str, slug: &str) -> String {
+    format!("{provider}/{slug}/")
+}
+
+/// The page of a folder path (`lightstep/` → `lightstep/index.html`).
+pub fn page(dir: &str) -> String {
+    format!("{dir}{HOME}")
+}
+
+/// A feed in `dir` (`""` for the site's, a provider's folder for its own).
+pub fn feed(dir: &str, format: FeedFormat) -> String {
+    format!("{dir}{}", format.file_name())
+}
+
+pub fn api_providers() -> String {
+    format!("{API_DIR}providers.json")
+}
+
+pub fn api_provider(provider: &str) -> String {
+    format!("{API_DIR}{provider}.json")
+}
+
+pub fn api_incident(provider: &str, slug: &str) -> String {
+    format!("{API_DIR}{provider}/{slug}.json")
+}
+
+/// The file of an alias (already a checked site path, `old/url/` or `old/page.html`).
+pub fn alias(alias: &str) -> String {
+    if alias.ends_with('/') {
+        page(alias)
+    } else {
+        alias.to_string()
+    }
+}
+
+/// What a tag URI keeps as it is (RFC 3986 unreserved); the rest is percent-encoded.
+const TAG_KEEP: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The feed entry id of an incident, from its provider and its own id (or slug), never
+/// from the base URL: `tag:outages,2026:lightstep/DWN-c972089f00`.
+pub fn incident_tag(provider: &str, key: &str) -> String {
+    format!(
+        "{TAG_PREFIX}{provider}/{}",
+        utf8_percent_encode(key, TAG_KEEP)
+    )
+}
+
+/// The id of a feed: the site's (`None`) or a provider's.
+pub fn feed_tag(provider: Option<&str>) -> String {
+    match provider {
+        None => format!("{TAG_PREFIX}feed"),
+        Some(provider) => format!("{TAG_PREFIX}feed/{provider}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_encode_what_a_uri_may_not_hold() {
+        assert_eq!(
+            incident_tag("lightstep", "DWN-c972089f00"),
+            "tag:outages,2026:lightstep/DWN-c972089f00"
+        );
+        assert_eq!(
+            incident_tag("acme", "a b/é"),
+            "tag:outages,2026:acme/a%20b%2F%C3%A9"
+        );
+        assert_eq!(feed_tag(None), "tag:outages,2026:feed");
+        assert_eq!(feed_tag(Some("acme")), "tag:outages,2026:feed/acme");
+    }
+
+    #[test]
+    fn folders_stand_for_their_index_page() {
+        assert_eq!(page(&incident_dir("a", "b")), "a/b/index.html");
+        assert_eq!(alias("old/url/"), "old/url/index.html");
+        assert_eq!(alias("old/page.html"), "old/page.html");
+        assert_eq!(feed(&provider_dir("a"), FeedFormat::Rss), "a/rss.xml");
+    }
+}
