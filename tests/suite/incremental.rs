@@ -223,3 +223,299 @@ fn edit_sequence(hash_assets: bool) {
     served.change(&[path("site.yaml")]);
     assert!(String::from_utf8_lossy(&served.files["index.html"]).contains("Renamed Archive"));
 }
+
+/// The randomized oracle: random sequences of edits of every kind a user makes (incidents
+/// created, edited field by field, moved, renamed, deleted, broken and fixed; providers'
+/// `_index.md`; templates; static files; site.yaml), and after every step that builds,
+/// what `serve` holds equals a fresh full build, byte for byte, over every page kind.
+/// A fixed seed and a bounded number of cases in `cargo test`; `OUTAGES_ORACLE_CASES=500`
+/// (with `scripts/oracle`) for more.
+mod oracle {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    const PROVIDERS: [&str; 3] = ["acme", "beta", "gamma"];
+    const INCIDENTS: usize = 6;
+
+    /// One edit, as a user (or their editor) makes it.
+    #[derive(Debug, Clone)]
+    enum Edit {
+        /// Writes incident `k` in a provider's folder (moving it when it lived elsewhere).
+        Write {
+            k: usize,
+            provider: usize,
+            title: usize,
+            day: u32,
+            resolved: bool,
+            impact: usize,
+            alias: bool,
+            id: bool,
+        },
+        Delete(usize),
+        /// Renames incident `k`'s file in its folder (a new slug).
+        Rename(usize),
+        /// A file that does not build; a later write of it fixes it.
+        Break(usize),
+        ProviderIndex(usize, Option<usize>),
+        Template(Option<usize>),
+        Static(usize, Option<usize>),
+        SiteYaml(Option<usize>),
+    }
+
+    fn edit() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            4 => (0..INCIDENTS, 0..PROVIDERS.len(), 0..3usize, 1..28u32, any::<bool>(), 0..5usize, any::<bool>(), any::<bool>())
+                .prop_map(|(k, provider, title, day, resolved, impact, alias, id)| Edit::Write {
+                    k, provider, title, day, resolved, impact, alias, id,
+                }),
+            1 => (0..INCIDENTS).prop_map(Edit::Delete),
+            1 => (0..INCIDENTS).prop_map(Edit::Rename),
+            1 => (0..INCIDENTS).prop_map(Edit::Break),
+            1 => (0..PROVIDERS.len(), proptest::option::of(0..2usize))
+                .prop_map(|(p, name)| Edit::ProviderIndex(p, name)),
+            1 => proptest::option::of(0..2usize).prop_map(Edit::Template),
+            1 => (0..3usize, proptest::option::of(0..2usize)).prop_map(|(f, v)| Edit::Static(f, v)),
+            1 => proptest::option::of(0..2usize).prop_map(Edit::SiteYaml),
+        ]
+    }
+
+    /// The site on disk and where each incident's file is.
+    struct World {
+        fixture: Site,
+        files: Vec<Option<String>>,
+        renames: usize,
+    }
+
+    impl World {
+        fn path(&self, relative: &str) -> PathBuf {
+            self.fixture.root().join(relative)
+        }
+
+        /// Writes `text` as incident `k` in `provider`; the paths that changed.
+        fn put(&mut self, k: usize, provider: usize, text: &str) -> Vec<PathBuf> {
+            let mut changed = Vec::new();
+            let stem = match &self.files[k] {
+                Some(old) => old.rsplit('/').next().unwrap().to_string(),
+                None => format!("i{k}.md"),
+            };
+            let new = format!("content/{}/{stem}", PROVIDERS[provider]);
+            if let Some(old) = self.files[k].take()
+                && old != new
+            {
+                std::fs::remove_file(self.path(&old)).unwrap();
+                changed.push(self.path(&old));
+            }
+            self.fixture.write(&new, text);
+            changed.push(self.path(&new));
+            self.files[k] = Some(new);
+            changed
+        }
+
+        fn apply(&mut self, edit: &Edit) -> Vec<PathBuf> {
+            match *edit {
+                Edit::Write {
+                    k,
+                    provider,
+                    title,
+                    day,
+                    resolved,
+                    impact,
+                    alias,
+                    id,
+                } => {
+                    let title = ["Outage", "API errors", "Slow \"builds\" <b>"][title];
+                    let impact = ["none", "minor", "major", "critical", "maintenance"][impact];
+                    let mut front = format!(
+                        "---\ntitle: '{title} {k}'\nstarted: 2024-03-{day:02}T10:00:00Z\nimpact: {impact}\n"
+                    );
+                    if resolved {
+                        front.push_str(&format!("resolved: 2024-03-{day:02}T12:30:00Z\n"));
+                    }
+                    if alias {
+                        front.push_str(&format!("aliases: [/old/i{k}/]\n"));
+                    }
+                    if id {
+                        front.push_str(&format!("id: ID-{k}\n"));
+                    }
+                    let text = format!(
+                        "{front}---\nSummary of {k}.\n\n### 2024-03-{day:02} 10:00 UTC: investigating\nLooking.\n"
+                    );
+                    self.put(k, provider, &text)
+                }
+                Edit::Delete(k) => match self.files[k].take() {
+                    Some(old) => {
+                        std::fs::remove_file(self.path(&old)).unwrap();
+                        vec![self.path(&old)]
+                    }
+                    None => Vec::new(),
+                },
+                Edit::Rename(k) => match self.files[k].take() {
+                    Some(old) => {
+                        self.renames += 1;
+                        let folder = old.rsplit_once('/').unwrap().0;
+                        let new = format!("{folder}/i{k}-r{}.md", self.renames);
+                        std::fs::rename(self.path(&old), self.path(&new)).unwrap();
+                        self.files[k] = Some(new.clone());
+                        vec![self.path(&old), self.path(&new)]
+                    }
+                    None => Vec::new(),
+                },
+                Edit::Break(k) => match self.files[k].clone() {
+                    Some(file) => {
+                        self.fixture.write(&file, "---\ntitle: Broken\nstarted: 2024-13-01T00:00:00Z\nimpact: minor\n---\n");
+                        vec![self.path(&file)]
+                    }
+                    None => Vec::new(),
+                },
+                Edit::ProviderIndex(p, name) => {
+                    let file = format!("content/{}/_index.md", PROVIDERS[p]);
+                    match name {
+                        Some(n) => {
+                            let name = ["Acme Cloud", "Other & Co"][n];
+                            self.fixture
+                                .write(&file, &format!("---\nname: {name} {p}\n---\nAbout {p}.\n"));
+                        }
+                        None => {
+                            let _ = std::fs::remove_file(self.path(&file));
+                        }
+                    }
+                    vec![self.path(&file)]
+                }
+                Edit::Template(version) => {
+                    let file = "templates/partials/impact.html";
+                    match version {
+                        Some(v) => self.fixture.write(
+                            file,
+                            &format!("<span class=\"impact-{v}\">{{{{ impact.label }}}}</span>"),
+                        ),
+                        None => {
+                            let _ = std::fs::remove_file(self.path(file));
+                        }
+                    }
+                    vec![self.path(file)]
+                }
+                Edit::Static(f, version) => {
+                    let file = [
+                        "static/style.css",
+                        "static/robots.txt",
+                        "static/img/logo.txt",
+                    ][f];
+                    match version {
+                        Some(v) => self.fixture.write(file, &format!("version {v}\n")),
+                        None => {
+                            let _ = std::fs::remove_file(self.path(file));
+                        }
+                    }
+                    vec![self.path(file)]
+                }
+                Edit::SiteYaml(version) => {
+                    match version {
+                        Some(v) => self.fixture.write(
+                            "site.yaml",
+                            &format!("title: Archive {v}\nfeed_limit: {}\n", v + 2),
+                        ),
+                        None => {
+                            let _ = std::fs::remove_file(self.path("site.yaml"));
+                        }
+                    }
+                    vec![self.path("site.yaml")]
+                }
+            }
+        }
+    }
+
+    fn run_case(edits: &[Edit], hash_assets: bool) -> Result<(), TestCaseError> {
+        let fixture = Site::new(&[(
+            "content/acme/i0.md",
+            &incident("Start", "2024-03-01T10:00:00Z"),
+        )]);
+        let mut world = World {
+            fixture,
+            files: vec![None; INCIDENTS],
+            renames: 0,
+        };
+        world.files[0] = Some("content/acme/i0.md".to_string());
+        let options = Options {
+            hash_assets,
+            ..Options::new(world.fixture.root())
+        };
+        let mut served = Served::start(options.clone());
+        for edit in edits {
+            let changed = world.apply(edit);
+            if changed.is_empty() {
+                continue;
+            }
+            // A step that does not build leaves the served site as it was; the oracle
+            // compares again at the next step that builds.
+            if served
+                .site
+                .update(&changed)
+                .map(|update| {
+                    for path in &update.removed {
+                        served.files.remove(path);
+                    }
+                    served.files.extend(update.rendered);
+                })
+                .is_err()
+            {
+                continue;
+            }
+            let Ok(fresh) = Loaded::load(&options) else {
+                return Err(TestCaseError::fail(format!(
+                    "{edit:?}: serve built what a full build refuses"
+                )));
+            };
+            let pages: Vec<_> = fresh.pages.iter().collect();
+            let full: BTreeMap<String, Vec<u8>> =
+                site::render_pages(&fresh.renderer(), &pages, |page, bytes| {
+                    (page.path.clone(), bytes)
+                })
+                .map_err(|e| TestCaseError::fail(e.to_string()))?
+                .into_iter()
+                .collect();
+            let differing: Vec<&String> = full
+                .keys()
+                .chain(served.files.keys())
+                .filter(|path| full.get(*path) != served.files.get(*path))
+                .collect();
+            prop_assert!(
+                differing.is_empty(),
+                "after {edit:?}, served pages differ from a full build: {differing:?}"
+            );
+        }
+        Ok(())
+    }
+
+    fn check(hash_assets: bool, seed: u8) {
+        let cases = std::env::var("OUTAGES_ORACLE_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(24);
+        let config = Config {
+            cases,
+            failure_persistence: None,
+            rng_algorithm: RngAlgorithm::ChaCha,
+            ..Config::default()
+        };
+        let mut runner = TestRunner::new_with_rng(
+            config,
+            TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
+        );
+        runner
+            .run(&proptest::collection::vec(edit(), 1..16), |edits| {
+                run_case(&edits, hash_assets)
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn random_edits_serve_what_a_full_build_gives() {
+        check(false, 9);
+    }
+
+    #[test]
+    fn random_edits_serve_what_a_full_build_gives_with_hashed_assets() {
+        check(true, 10);
+    }
+}
