@@ -426,41 +426,18 @@ impl Dirty {
         }
     }
 
-    /// Whether `page` must be rendered again. An incident page reads only its incident; a
-    /// provider's pages read its incidents; the home page, site feeds, sitemap and API index
-    /// read everything; assets and templates are the theme's.
+    /// Whether `page` must be rendered again: whether one of the inputs its kind declares
+    /// ([`PageKind::reads`]) changed.
     fn touches(&self, page: &Page) -> bool {
-        let templated = matches!(
-            page.kind,
-            PageKind::Home
-                | PageKind::NotFound
-                | PageKind::Provider(_)
-                | PageKind::Incident(_)
-                | PageKind::Alias(..)
-        );
-        if (self.templates && templated) || (self.assets && matches!(page.kind, PageKind::Asset(_)))
-        {
-            return true;
-        }
-        match page.kind {
-            PageKind::Incident(i) | PageKind::ApiIncident(i) | PageKind::Alias(i, _) => {
-                self.fresh.get(i).is_some_and(|&fresh| fresh)
-            }
-            PageKind::Provider(p) | PageKind::ApiProvider(p) | PageKind::Feed(Some(p), _) => {
-                self.providers.get(p).is_some_and(|&dirty| dirty)
-            }
-            PageKind::Home
-            | PageKind::Feed(None, _)
-            | PageKind::Sitemap
-            | PageKind::ApiProviders
-            | PageKind::Redirects => self.content,
-            // It names the hashed assets.
-            PageKind::Headers => self.templates || self.assets,
-            PageKind::NotFound
-            | PageKind::Robots
-            | PageKind::NoJekyll
-            | PageKind::Cname
-            | PageKind::Asset(_) => false,
-        }
+        let reads = page.kind.reads();
+        (reads.templates && self.templates)
+            || (reads.assets && self.assets)
+            || (reads.archive && self.content)
+            || reads
+                .incident
+                .is_some_and(|i| self.fresh.get(i).is_some_and(|&fresh| fresh))
+            || reads
+                .provider
+                .is_some_and(|p| self.providers.get(p).is_some_and(|&dirty| dirty))
     }
 }

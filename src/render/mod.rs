@@ -53,7 +53,76 @@ pub enum PageKind {
     Asset(usize),
 }
 
+/// What a page is made from, besides `site.yaml`, which any page may read (a change to it
+/// rebuilds the whole site). Declared once per kind, in [`PageKind::reads`]: `serve`
+/// renders a page again when, and only when, one of its inputs changed, and the
+/// randomized oracle test holds every kind to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// The theme's templates, and the names of its assets, which pages link.
+    pub templates: bool,
+    /// The bytes of the theme's and the site's static files.
+    pub assets: bool,
+    /// One incident: its facts, its text and its provider's name.
+    pub incident: Option<usize>,
+    /// One provider: its `_index.md` and its incidents.
+    pub provider: Option<usize>,
+    /// The whole archive: every incident and provider, and their order.
+    pub archive: bool,
+}
+
 impl PageKind {
+    /// What this kind of page reads. A new kind must say it here (the match has no
+    /// catch-all), which is all `serve` needs to keep it up to date.
+    pub fn reads(&self) -> Reads {
+        let none = Reads::default();
+        let page = Reads {
+            templates: true,
+            ..none
+        };
+        match *self {
+            PageKind::Home => Reads {
+                archive: true,
+                ..page
+            },
+            PageKind::NotFound => page,
+            PageKind::Provider(p) => Reads {
+                provider: Some(p),
+                ..page
+            },
+            PageKind::Incident(i) | PageKind::Alias(i, _) => Reads {
+                incident: Some(i),
+                ..page
+            },
+            PageKind::Feed(None, _)
+            | PageKind::ApiProviders
+            | PageKind::Sitemap
+            | PageKind::Redirects => Reads {
+                archive: true,
+                ..none
+            },
+            PageKind::Feed(Some(p), _) | PageKind::ApiProvider(p) => Reads {
+                provider: Some(p),
+                ..none
+            },
+            PageKind::ApiIncident(i) => Reads {
+                incident: Some(i),
+                ..none
+            },
+            // It names the theme's assets, hashed names and all.
+            PageKind::Headers => Reads {
+                templates: true,
+                assets: true,
+                ..none
+            },
+            PageKind::Asset(_) => Reads {
+                assets: true,
+                ..none
+            },
+            PageKind::Robots | PageKind::NoJekyll | PageKind::Cname => none,
+        }
+    }
+
     /// A file of the site as a whole, which a static file of the same name replaces.
     fn is_site_file(&self) -> bool {
         matches!(
