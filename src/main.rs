@@ -9,11 +9,12 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use outages::build::{self, Error, Options, Summary};
+use outages::build::{self, Error, Summary};
 use outages::config::{BaseUrl, DEFAULT_BASE_URL};
 use outages::diagnostics::{Diagnostics, count};
 use outages::import::{self, scaffold};
 use outages::serve::{self, ServeOptions};
+use outages::site::{self, Options};
 
 #[derive(Parser)]
 #[command(
@@ -29,7 +30,7 @@ struct Cli {
 #[derive(clap::Args)]
 struct SiteArgs {
     /// The site folder, holding `content/` (and optionally site.yaml, templates/, static/).
-    #[arg(long, default_value = ".", value_parser = build::site_folder)]
+    #[arg(long, default_value = ".", value_parser = site::site_folder)]
     root: PathBuf,
 }
 

@@ -10,14 +10,59 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::archive::Archive;
-use crate::build::Options;
-use crate::config::{CONFIG_FILE, Config};
+use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::model::{Incident, ProviderInfo};
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
 use crate::render::views::Views;
 use crate::render::{self, Page, PageKind, Renderer};
+
+/// `--root` as given on the command line: a folder that exists, so a typo is named as one
+/// instead of as a site without `content/`.
+pub fn site_folder(text: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(text);
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(path),
+        Ok(_) => Err("this is a file; give the site folder, the one holding `content/`".into()),
+        Err(_) => Err("there is no such folder".into()),
+    }
+}
+
+/// What to build, from the command line.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub root: PathBuf,
+    /// Default: `public/` under the root.
+    pub output: Option<PathBuf>,
+    /// Overrides `site.yaml`'s `base_url`.
+    pub base_url: Option<BaseUrl>,
+    pub drafts: bool,
+    /// Write the theme's assets under names that carry a hash of their bytes. `build` does;
+    /// `serve` does not, so a stylesheet edit can be swapped in without reloading pages.
+    pub hash_assets: bool,
+    /// Also write `.gz` and `.br` siblings of text files over a kilobyte.
+    pub precompress: bool,
+}
+
+impl Options {
+    pub fn new(root: impl Into<PathBuf>) -> Options {
+        Options {
+            root: root.into(),
+            output: None,
+            base_url: None,
+            drafts: false,
+            hash_assets: true,
+            precompress: false,
+        }
+    }
+
+    pub fn output_dir(&self) -> PathBuf {
+        self.output
+            .clone()
+            .unwrap_or_else(|| self.root.join("public"))
+    }
+}
 
 pub struct Site {
     pub options: Options,

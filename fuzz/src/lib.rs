@@ -6,13 +6,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use annotate_snippets::Renderer;
-use outages::build::{self, Options};
+use outages::build;
 use outages::content::source::clean_text;
 use outages::content::time::parse_timestamp;
 use outages::content::{self, Loaded};
 use outages::diagnostics::{Diagnostic, Diagnostics};
 use outages::import::{self, Change, Format, Request};
 use outages::render::markdown;
+use outages::site::Options;
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 use scraper::Html;
 

@@ -17,12 +17,12 @@ use std::time::Instant;
 
 use tokio::sync::broadcast;
 
-use crate::build::Options;
 use crate::config::BaseUrl;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::{Diagnostic, Diagnostics, count};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
+use crate::site::Options;
 use crate::site::{Site, render_pages};
 
 /// The folders watched recursively.
@@ -32,7 +32,7 @@ const SOURCE_DIRS: [&str; 3] = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR];
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeOptions {
     /// The site folder, holding `content/` (and optionally site.yaml, templates/, static/).
-    #[arg(long, default_value = ".", value_parser = crate::build::site_folder)]
+    #[arg(long, default_value = ".", value_parser = crate::site::site_folder)]
     pub root: PathBuf,
     /// The port; the next free one is used when it is taken.
     #[arg(long, default_value_t = 1111)]

@@ -1136,7 +1136,7 @@ mod generated {
         };
         let report =
             import::run(&request).map_err(|e| TestCaseError::fail(format!("import: {e:?}")))?;
-        let checked = outages::build::check(&outages::build::Options::new(site.path()));
+        let checked = outages::build::check(&outages::site::Options::new(site.path()));
         prop_assert!(
             checked.is_ok(),
             "check: {}",

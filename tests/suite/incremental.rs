@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::common::{SEED, Site, incident};
-use outages::build::Options;
+use outages::site::Options;
 use outages::site::{self, Site as Loaded};
 
 fn full_render(options: &Options) -> BTreeMap<String, Vec<u8>> {

@@ -265,10 +265,10 @@ fn serve_follows_every_edit_and_serves_what_build_writes() {
     // Everything served equals a fresh full build of the same folder, made as `serve`
     // makes it (the same base URL; asset names without hashes, so CSS can be swapped live).
     let base = format!("http://127.0.0.1:{}/", server.port);
-    let options = outages::build::Options {
+    let options = outages::site::Options {
         base_url: Some(outages::config::BaseUrl::parse(&base).unwrap()),
         hash_assets: false,
-        ..outages::build::Options::new(site.root())
+        ..outages::site::Options::new(site.root())
     };
     let fresh = outages::site::Site::load(&options).expect("a fresh build succeeds");
     let pages: Vec<_> = fresh.pages.iter().collect();
