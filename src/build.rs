@@ -29,6 +29,8 @@ pub struct Summary {
     /// No base URL was given (`site.yaml` or `--base-url`): absolute links point at the
     /// local preview, worth a warning before the site is deployed.
     pub local_base_url: bool,
+    /// What builds but looks wrong (`### … : resolvd`), to show the writer.
+    pub warnings: Diagnostics,
     pub elapsed: Duration,
 }
 
@@ -144,6 +146,7 @@ fn run(
         written,
         leftovers,
         local_base_url: site.config.base_url == BaseUrl::default(),
+        warnings: site.warnings(),
         elapsed: start.elapsed(),
     };
     // Freeing a whole archive takes as long as a tenth of the build: do it off the path

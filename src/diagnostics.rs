@@ -14,9 +14,19 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// Whether a problem stops the build.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    #[default]
+    Error,
+    /// Builds as written, but is probably not what was meant (`resolvd`).
+    Warning,
+}
+
 /// One problem with one file, pointing at the line and column where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    pub severity: Severity,
     pub path: PathBuf,
     /// 1-based; 0 when the problem is with the file as a whole.
     pub line: usize,
@@ -24,9 +34,10 @@ pub struct Diagnostic {
     pub col: usize,
     pub message: String,
     /// What would be right, when we can tell.
-    pub hint: Option<String>,
-    /// The source line, to show under the message.
-    pub source_line: Option<String>,
+    pub hint: Option<Box<str>>,
+    /// The source line, to show under the message. (Boxed, as the hint: a diagnostic is
+    /// the error of many results and stays small.)
+    pub source_line: Option<Box<str>>,
     /// How many characters of the line the problem spans.
     pub width: usize,
 }
@@ -35,6 +46,7 @@ impl Diagnostic {
     /// A problem with a whole file (it cannot be read, it is empty...).
     pub fn file(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
+            severity: Severity::Error,
             path: path.into(),
             line: 0,
             col: 0,
@@ -55,18 +67,31 @@ impl Diagnostic {
         message: impl Into<String>,
     ) -> Diagnostic {
         Diagnostic {
+            severity: Severity::Error,
             path: path.into(),
             line,
             col,
             message: message.into(),
             hint: None,
-            source_line: text.lines().nth(line.saturating_sub(1)).map(str::to_string),
+            source_line: text.lines().nth(line.saturating_sub(1)).map(Box::from),
             width: width.max(1),
         }
     }
 
+    /// The same problem, as a warning.
+    pub fn warning(self) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..self
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
     pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
-        self.hint = Some(hint.into());
+        self.hint = Some(hint.into().into_boxed_str());
         self
     }
 
@@ -82,21 +107,25 @@ impl Diagnostic {
 
     /// The message with the source line and a caret under the problem, for a terminal.
     pub fn render(&self, renderer: &Renderer) -> String {
-        let mut out = format!("{}: error: {}", self.location(), self.message);
-        let mut group = Group::with_level(Level::ERROR);
+        let (word, level) = match self.severity {
+            Severity::Error => ("error", Level::ERROR),
+            Severity::Warning => ("warning", Level::WARNING),
+        };
+        let mut out = format!("{}: {word}: {}", self.location(), self.message);
+        let mut group = Group::with_level(level);
         let mut has_elements = false;
         if let Some(line) = &self.source_line {
             let start = char_to_byte(line, self.col.saturating_sub(1));
             let end = char_to_byte(line, self.col.saturating_sub(1) + self.width).max(start);
             group = group.element(
-                Snippet::source(line.as_str())
+                Snippet::source(&**line)
                     .line_start(self.line)
                     .annotation(AnnotationKind::Primary.span(start..end)),
             );
             has_elements = true;
         }
         if let Some(hint) = &self.hint {
-            group = group.element(Level::HELP.message(hint.as_str()));
+            group = group.element(Level::HELP.message(&**hint));
             has_elements = true;
         }
         if has_elements {
@@ -148,12 +177,18 @@ impl Diagnostics {
             out.push_str(&diagnostic.render(renderer));
             out.push_str("\n\n");
         }
-        let (n, files) = (self.0.len(), self.files());
-        out.push_str(&format!(
-            "{} in {}",
-            count(n, "error"),
-            count(files, "file")
-        ));
+        let errors = self.0.iter().filter(|d| d.is_error()).count();
+        let warnings = self.0.len() - errors;
+        let what = match (errors, warnings) {
+            (0, warnings) => count(warnings, "warning"),
+            (errors, 0) => count(errors, "error"),
+            (errors, warnings) => format!(
+                "{} and {}",
+                count(errors, "error"),
+                count(warnings, "warning")
+            ),
+        };
+        out.push_str(&format!("{what} in {}", count(self.files(), "file")));
         out
     }
 }

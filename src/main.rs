@@ -163,6 +163,9 @@ fn main() -> ExitCode {
 fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
     match result {
         Ok(summary) => {
+            if !summary.warnings.0.is_empty() {
+                summary.warnings.eprint();
+            }
             for leftover in &summary.leftovers {
                 eprintln!("warning: {leftover}");
             }

@@ -230,6 +230,20 @@ pub enum Status {
 }
 
 impl Status {
+    /// The statuses with a meaning of their own, as written in content.
+    pub const KNOWN: &[&str] = &[
+        "investigating",
+        "identified",
+        "monitoring",
+        "update",
+        "resolved",
+        "postmortem",
+        "scheduled",
+        "in progress",
+        "verifying",
+        "completed",
+    ];
+
     pub fn parse(text: &str) -> Status {
         let text = text.trim();
         match text.to_ascii_lowercase().replace('_', " ").as_str() {
@@ -445,6 +459,8 @@ pub struct Incident {
     pub updates: Vec<Update>,
     /// down.guide's attribution line, markdown.
     pub attribution: Option<String>,
+    /// What looked wrong in the file but builds as written, to tell the writer.
+    pub warnings: Vec<crate::diagnostics::Diagnostic>,
 }
 
 impl Incident {

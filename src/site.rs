@@ -144,6 +144,17 @@ impl Site {
         })
     }
 
+    /// The warnings of every incident of the archive, in file order.
+    pub fn warnings(&self) -> Diagnostics {
+        Diagnostics::sorted(
+            self.archive
+                .incidents
+                .iter()
+                .flat_map(|incident| incident.warnings.iter().cloned())
+                .collect(),
+        )
+    }
+
     pub fn renderer(&self) -> Renderer<'_> {
         Renderer {
             archive: &self.archive,

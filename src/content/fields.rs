@@ -9,7 +9,7 @@ use crate::content::updates::Body;
 use crate::diagnostics::Diagnostic;
 use crate::model::{
     Alias, Duration, DurationError, Impact, Incident, Level, Slug, SlugError, Source, SourcePos,
-    WebUrl,
+    Status, WebUrl,
 };
 
 /// The file being read: where it is and its text, to point errors at it.
@@ -253,8 +253,21 @@ impl RawIncident {
                 ..field
             })
             .filter(|field| !field.value.is_empty());
-        if errors.len() > before {
+        if errors[before..].iter().any(Diagnostic::is_error) {
             return None;
+        }
+        if let (Some(last), Some(None)) = (self.body.updates.last(), resolved)
+            && last.status == Status::Resolved
+        {
+            let at = last.at.format("%Y-%m-%dT%H:%M:%SZ");
+            errors.push(
+                ctx.error(
+                    Pos::START,
+                    "the last update says `resolved`, but the incident has no `resolved:` time, so it shows as ongoing",
+                )
+                .with_hint(format!("add `resolved: {at}` to the front matter"))
+                .warning(),
+            );
         }
         Some(Incident {
             file: ctx.path.to_path_buf(),
@@ -282,6 +295,8 @@ impl RawIncident {
             summary: self.body.summary,
             updates: self.body.updates,
             attribution: self.attribution,
+            // The loader hands it every warning of the file.
+            warnings: Vec::new(),
         })
     }
 

@@ -270,7 +270,10 @@ fn load_text(path: &Path, relative: &Path, text: String) -> Result<Loaded, Vec<D
     };
     let incident = raw.and_then(|raw| raw.finish(&ctx, folders.first().copied(), &mut errors));
     match incident {
-        Some(incident) if errors.is_empty() => Ok(Loaded::Incident(Arc::new(incident))),
+        Some(mut incident) if !errors.iter().any(Diagnostic::is_error) => {
+            incident.warnings = errors;
+            Ok(Loaded::Incident(Arc::new(incident)))
+        }
         _ => Err(errors),
     }
 }

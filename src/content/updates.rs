@@ -11,6 +11,7 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use crate::content::fields::{FileCtx, Pos, time_error};
 use crate::content::time::{TimeError, parse_timestamp};
+use crate::content::yaml::closest;
 use crate::diagnostics::Diagnostic;
 use crate::model::{Status, Timestamp, Update};
 
@@ -64,7 +65,27 @@ pub fn parse_body(
         };
         match read_heading(text) {
             Heading::Update(at, status) => {
-                starts.push((at, Status::parse(status), heading.whole));
+                let parsed = Status::parse(status);
+                if let Status::Other(other) = &parsed
+                    && let Some(known) = closest(&other.to_lowercase(), Status::KNOWN)
+                {
+                    let offset = heading.text.start + text.rfind(status).unwrap_or(0);
+                    let (line, col) = lines.at(offset);
+                    errors.push(
+                        ctx.error(
+                            Pos::new(line, col, status.chars().count()),
+                            format!(
+                                "`{status}` is no status this site knows, so it is shown as written"
+                            ),
+                        )
+                        .with_hint(format!(
+                            "did you mean `{known}`? known: {}",
+                            Status::KNOWN.join(", ")
+                        ))
+                        .warning(),
+                    );
+                }
+                starts.push((at, parsed, heading.whole));
             }
             Heading::BadTime(time, error) => {
                 let at = Pos {

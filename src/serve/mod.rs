@@ -221,6 +221,22 @@ fn rebuild(
                 start.elapsed().as_millis(),
                 if had_error { " (error fixed)" } else { "" }
             );
+            // The warnings of the files just read, as `build` would print them.
+            let warnings = Diagnostics::sorted(
+                current
+                    .warnings()
+                    .0
+                    .into_iter()
+                    .filter(|w| {
+                        paths
+                            .iter()
+                            .any(|p| p.ends_with(&w.path) || w.path.ends_with(p))
+                    })
+                    .collect(),
+            );
+            if !warnings.0.is_empty() {
+                warnings.eprint();
+            }
             let css_only =
                 update.removed.is_empty() && changed.iter().all(|path| path.ends_with(".css"));
             if had_error || !css_only {
@@ -251,6 +267,10 @@ fn full_build(options: &Options, shared: &Shared) -> Option<Site> {
     .unwrap_or_else(|panic| Err(panicked(&options.root, &[], panic.as_ref())));
     match built {
         Ok((site, files)) => {
+            let warnings = site.warnings();
+            if !warnings.0.is_empty() {
+                warnings.eprint();
+            }
             let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);
             store.files = files.into_iter().collect();
             store.error = None;

@@ -158,3 +158,18 @@ fn template_errors_point_at_their_line_and_column() {
     assert!(err.contains("(while rendering acme/a/index.html)"), "{err}");
     assert!(!site.path("public").exists(), "nothing written");
 }
+
+#[test]
+fn what_builds_but_looks_wrong_is_a_warning() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        "---\ntitle: A\nstarted: 2024-03-05T14:00:00Z\nimpact: minor\n---\n\
+         ### 2024-03-05 14:00 UTC: investigatng\nLooking.\n### 2024-03-05 15:00 UTC: resolved\nFixed.\n",
+    )]);
+    let output = site.run(&["build", "--base-url", "https://example.com/"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    insta::assert_snapshot!(shown(&site, &output));
+    // Shown as written, and still ongoing: the warnings say what the page will show.
+    let page = site.read("acme/a/index.html");
+    assert!(page.contains("investigatng"), "kept as written");
+}
