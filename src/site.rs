@@ -218,12 +218,14 @@ impl Site {
             .as_ref()
             .map_or((&self.archive, &self.views), |(a, v)| (a, v));
         let theme_ref = theme.as_ref().unwrap_or(&self.theme);
-        // An edit that moves no incident and renames nothing keeps every path: the plan stays.
-        let new_pages = match theme.is_none() && same_plan(&self.archive, archive) {
-            true => None,
-            false => {
-                Some(render::plan(archive, &self.config, theme_ref).map_err(Diagnostics::sorted)?)
-            }
+        // The plan is made again from what changed, and kept only if it differs: whatever a
+        // page's path depends on, a changed path is seen.
+        let new_pages = if content.is_some() || theme.is_some() {
+            let plan =
+                render::plan(archive, &self.config, theme_ref).map_err(Diagnostics::sorted)?;
+            (plan != self.pages).then_some(plan)
+        } else {
+            None
         };
         let pages = new_pages.as_deref().unwrap_or(&self.pages);
         let content_dirty = match self.pending_content {
@@ -385,22 +387,6 @@ pub fn render_pages<T: Send>(
     } else {
         Err(Diagnostics::sorted(errors))
     }
-}
-
-/// Whether two archives give the same page plan: the same incidents under the same paths
-/// and aliases, in the same order, and the same providers.
-fn same_plan(before: &Archive, after: &Archive) -> bool {
-    before.incidents.len() == after.incidents.len()
-        && before.providers.len() == after.providers.len()
-        && before
-            .providers
-            .iter()
-            .zip(&after.providers)
-            .all(|(a, b)| a.slug == b.slug)
-        && before.incidents.iter().zip(&after.incidents).all(|(a, b)| {
-            Arc::ptr_eq(a, b)
-                || (a.provider == b.provider && a.slug == b.slug && a.aliases == b.aliases)
-        })
 }
 
 /// The archive of the files, or every problem of the archive in one report: those of the

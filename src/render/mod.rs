@@ -10,9 +10,11 @@ mod sitemap;
 pub mod theme;
 pub mod views;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use rayon::slice::ParallelSliceMut;
 use serde::Serialize;
 use tera::Context;
 
@@ -215,7 +217,7 @@ pub fn plan(
         path: path.to_string(),
         kind: PageKind::Asset(i),
     }));
-    pages.sort_by(|a, b| a.path.cmp(&b.path));
+    pages.par_sort_by(|a, b| a.path.cmp(&b.path));
     let errors = conflicts(archive, theme, &pages);
     if errors.is_empty() {
         Ok(pages)
@@ -228,12 +230,20 @@ pub fn plan(
 /// a build on macOS or Windows, or a host that ignores case, would make `Old/` and `old/`
 /// one file. Linear in the paths' length (times a logarithm): an alias may be long.
 fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic> {
-    let mut keys: Vec<(String, usize)> = pages
+    // Slugs are lowercase already: only the odd alias or static file is copied to compare.
+    let mut keys: Vec<(Cow<str>, usize)> = pages
         .iter()
         .enumerate()
-        .map(|(i, page)| (page.path.to_lowercase(), i))
+        .map(|(i, page)| {
+            let key = if page.path.chars().any(char::is_uppercase) {
+                Cow::Owned(page.path.to_lowercase())
+            } else {
+                Cow::Borrowed(page.path.as_str())
+            };
+            (key, i)
+        })
         .collect();
-    keys.sort();
+    keys.par_sort_unstable();
     let mut errors = Vec::new();
     for pair in keys.windows(2) {
         if pair[0].0 == pair[1].0 {
@@ -260,10 +270,11 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
         if previous.replace(key) == Some(key) {
             continue;
         }
-        let folder = format!("{key}/");
-        let at = keys.partition_point(|(other, _)| *other < folder);
+        let at = keys.partition_point(|(other, _)| before_folder(other, key));
         if let Some((under, inside)) = keys.get(at)
-            && under.starts_with(&folder)
+            && under
+                .strip_prefix(key.as_ref())
+                .is_some_and(|rest| rest.starts_with('/'))
         {
             let (file, inside) = (&pages[*file], &pages[*inside]);
             let message = format!(
@@ -276,6 +287,14 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
         }
     }
     errors
+}
+
+/// Whether `other` sorts before `folder` + `/`, without making that string.
+fn before_folder(other: &str, folder: &str) -> bool {
+    match other.strip_prefix(folder) {
+        Some(rest) => rest.as_bytes().first().is_none_or(|&b| b < b'/'),
+        None => other < folder,
+    }
 }
 
 /// The error for two pages that cannot both be written, at the alias's line when one of

@@ -228,8 +228,8 @@ fn edit_sequence(hash_assets: bool) {
 /// created, edited field by field, moved, renamed, deleted, broken and fixed; providers'
 /// `_index.md`; templates; static files; site.yaml), and after every step that builds,
 /// what `serve` holds equals a fresh full build, byte for byte, over every page kind.
-/// A fixed seed and a bounded number of cases in `cargo test`; `OUTAGES_ORACLE_CASES=500`
-/// (with `scripts/oracle`) for more.
+/// A fixed seed and a bounded number of cases in `cargo test`; `scripts/oracle [CASES]`
+/// for more.
 mod oracle {
     use super::*;
     use proptest::prelude::*;
