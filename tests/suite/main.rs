@@ -7,6 +7,7 @@ mod build;
 mod diagnostics;
 mod feeds;
 mod fuzz_regressions;
+mod golden;
 mod import;
 mod incremental;
 mod links;
