@@ -21,6 +21,17 @@ pub fn is_ignored_name(name: &str) -> bool {
         || name == "4913"
 }
 
+/// Every entry under `dir`, sorted by name, without ignored names or what is under them.
+/// Symbolic links are listed, never followed.
+pub fn walk(dir: &Path) -> impl Iterator<Item = walkdir::Result<walkdir::DirEntry>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() == 0 || !is_ignored_name(&entry.file_name().to_string_lossy())
+        })
+}
+
 /// Whether a path (relative to the site root) has an ignored name anywhere on its way.
 pub fn is_ignored(relative: &Path) -> bool {
     relative

@@ -17,7 +17,6 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
-use walkdir::WalkDir;
 
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, ProviderInfo, Slug};
@@ -175,13 +174,7 @@ pub fn files_under(root: &Path, relative: &Path) -> Result<Vec<PathBuf>, Vec<Dia
     let dir = root.join(relative);
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    let walker = WalkDir::new(&dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| {
-            entry.depth() == 0 || !sources::is_ignored_name(&entry.file_name().to_string_lossy())
-        });
-    for entry in walker {
+    for entry in sources::walk(&dir) {
         match entry {
             Ok(entry) if entry.file_type().is_file() && is_content_file(entry.path()) => {
                 let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());

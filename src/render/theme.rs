@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use rust_embed::RustEmbed;
 use tera::Tera;
-use walkdir::WalkDir;
 
 use crate::content::fields::display_path;
 use crate::diagnostics::Diagnostic;
@@ -291,13 +290,7 @@ fn site_files(root: &Path, dir: &str, errors: &mut Vec<Diagnostic>) -> Vec<(Stri
         return Vec::new();
     }
     let mut files = Vec::new();
-    let walker = WalkDir::new(&base)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| {
-            entry.depth() == 0 || !sources::is_ignored_name(&entry.file_name().to_string_lossy())
-        });
-    for entry in walker {
+    for entry in sources::walk(&base) {
         match entry {
             Ok(entry) if entry.file_type().is_file() => {
                 let relative = entry.path().strip_prefix(&base).unwrap_or(entry.path());
