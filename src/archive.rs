@@ -7,6 +7,45 @@ use std::sync::Arc;
 use crate::content::Content;
 use crate::model::{Duration, Impact, Incident, ProviderInfo, Slug};
 
+/// A typed position in one of the archive's lists, so an incident's index cannot be used
+/// for a provider, nor a bare number for either. Only the archive makes them.
+macro_rules! index_type {
+    ($name:ident, $what:literal) => {
+        #[doc = concat!("The position of ", $what, " in the archive.")]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(usize);
+
+        impl $name {
+            /// Every position of a list of `len`, in order.
+            pub fn all(len: usize) -> impl Iterator<Item = $name> {
+                (0..len).map($name)
+            }
+
+            /// The item at this position of `list`, if it has one.
+            pub fn get<T>(self, list: &[T]) -> Option<&T> {
+                list.get(self.0)
+            }
+        }
+
+        impl<T> std::ops::Index<$name> for Vec<T> {
+            type Output = T;
+            fn index(&self, index: $name) -> &T {
+                &self[index.0]
+            }
+        }
+
+        impl<T> std::ops::Index<$name> for [T] {
+            type Output = T;
+            fn index(&self, index: $name) -> &T {
+                &self[index.0]
+            }
+        }
+    };
+}
+
+index_type!(IncidentIx, "an incident");
+index_type!(ProviderIx, "a provider");
+
 /// Everything a site shows, in the order it shows it.
 #[derive(Debug, Default)]
 pub struct Archive {
@@ -21,8 +60,8 @@ pub struct Provider {
     pub slug: Slug,
     pub name: String,
     pub info: ProviderInfo,
-    /// Indices into [`Archive::incidents`], newest first.
-    pub incidents: Vec<usize>,
+    /// Its incidents, newest first.
+    pub incidents: Vec<IncidentIx>,
     pub stats: Stats,
 }
 
@@ -36,10 +75,10 @@ pub struct Stats {
     /// Sum of the durations of resolved outages.
     pub total: Duration,
     pub median: Option<Duration>,
-    /// Index into [`Archive::incidents`] of the longest resolved outage.
-    pub longest: Option<usize>,
-    /// Index into [`Archive::incidents`] of the newest outage.
-    pub last: Option<usize>,
+    /// The longest resolved outage.
+    pub longest: Option<IncidentIx>,
+    /// The newest outage.
+    pub last: Option<IncidentIx>,
 }
 
 impl Archive {
@@ -53,11 +92,11 @@ impl Archive {
                 .then_with(|| a.file.cmp(&b.file))
         });
         let mut infos: BTreeMap<Slug, ProviderInfo> = content.providers.into_iter().collect();
-        let mut members: BTreeMap<Slug, Vec<usize>> = infos
+        let mut members: BTreeMap<Slug, Vec<IncidentIx>> = infos
             .keys()
             .map(|slug| (slug.clone(), Vec::new()))
             .collect();
-        for (index, incident) in incidents.iter().enumerate() {
+        for (index, incident) in IncidentIx::all(incidents.len()).zip(&incidents) {
             members
                 .entry(incident.provider.clone())
                 .or_default()
@@ -97,10 +136,20 @@ impl Archive {
             .ok()
             .map(|i| &self.providers[i])
     }
+
+    /// Every incident with its position.
+    pub fn incidents(&self) -> impl Iterator<Item = (IncidentIx, &Arc<Incident>)> {
+        IncidentIx::all(self.incidents.len()).zip(&self.incidents)
+    }
+
+    /// Every provider with its position.
+    pub fn providers(&self) -> impl Iterator<Item = (ProviderIx, &Provider)> {
+        ProviderIx::all(self.providers.len()).zip(&self.providers)
+    }
 }
 
 impl Stats {
-    fn of(incidents: &[Arc<Incident>], list: &[usize]) -> Stats {
+    fn of(incidents: &[Arc<Incident>], list: &[IncidentIx]) -> Stats {
         let mut stats = Stats::default();
         let mut durations = Vec::new();
         for &index in list {

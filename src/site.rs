@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::archive::Archive;
+use crate::archive::{Archive, IncidentIx};
 use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
@@ -430,7 +430,7 @@ struct Dirty {
 impl Dirty {
     /// What a content change touched, from the archives before and after it.
     fn of_content(before: &Archive, after: &Archive, views: &Views) -> Dirty {
-        let list = |archive: &Archive, indices: &[usize]| -> Vec<*const Incident> {
+        let list = |archive: &Archive, indices: &[IncidentIx]| -> Vec<*const Incident> {
             indices
                 .iter()
                 .map(|&i| Arc::as_ptr(&archive.incidents[i]))
@@ -477,9 +477,9 @@ impl Dirty {
             || (reads.archive && self.content)
             || reads
                 .incident
-                .is_some_and(|i| self.fresh.get(i).is_some_and(|&fresh| fresh))
+                .is_some_and(|i| i.get(&self.fresh).is_some_and(|&fresh| fresh))
             || reads
                 .provider
-                .is_some_and(|p| self.providers.get(p).is_some_and(|&dirty| dirty))
+                .is_some_and(|p| p.get(&self.providers).is_some_and(|&dirty| dirty))
     }
 }

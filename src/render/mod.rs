@@ -18,7 +18,7 @@ use rayon::slice::ParallelSliceMut;
 use serde::Serialize;
 use tera::Context;
 
-use crate::archive::Archive;
+use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::render::feeds::FeedSpec;
@@ -34,13 +34,13 @@ const HOME_LATEST: usize = 20;
 pub enum PageKind {
     Home,
     NotFound,
-    Provider(usize),
-    Incident(usize),
+    Provider(ProviderIx),
+    Incident(IncidentIx),
     /// `None`: the site's feed.
-    Feed(Option<usize>, FeedFormat),
+    Feed(Option<ProviderIx>, FeedFormat),
     ApiProviders,
-    ApiProvider(usize),
-    ApiIncident(usize),
+    ApiProvider(ProviderIx),
+    ApiIncident(IncidentIx),
     Sitemap,
     Robots,
     NoJekyll,
@@ -50,7 +50,7 @@ pub enum PageKind {
     /// `_redirects` for Netlify and Cloudflare Pages.
     Redirects,
     /// A redirect from an old URL to an incident: the incident, and which of its aliases.
-    Alias(usize, usize),
+    Alias(IncidentIx, usize),
     /// The asset at this index of the theme.
     Asset(usize),
 }
@@ -66,9 +66,9 @@ pub struct Reads {
     /// The bytes of the theme's and the site's static files.
     pub assets: bool,
     /// One incident: its facts, its text and its provider's name.
-    pub incident: Option<usize>,
+    pub incident: Option<IncidentIx>,
     /// One provider: its `_index.md` and its incidents.
-    pub provider: Option<usize>,
+    pub provider: Option<ProviderIx>,
     /// The whole archive: every incident and provider, and their order.
     pub archive: bool,
 }
@@ -176,7 +176,7 @@ pub fn plan(
     for format in FeedFormat::ALL {
         add(routes::feed("", format), PageKind::Feed(None, format));
     }
-    for (index, provider) in archive.providers.iter().enumerate() {
+    for (index, provider) in archive.providers() {
         let dir = routes::provider_dir(provider.slug.as_str());
         add(routes::page(&dir), PageKind::Provider(index));
         add(
@@ -190,7 +190,7 @@ pub fn plan(
             );
         }
     }
-    for (index, incident) in archive.incidents.iter().enumerate() {
+    for (index, incident) in archive.incidents() {
         let (provider, slug) = (incident.provider.as_str(), incident.slug.as_str());
         add(
             routes::page(&routes::incident_dir(provider, slug)),
@@ -634,7 +634,7 @@ impl Renderer<'_> {
         Ok(out)
     }
 
-    fn feed_spec(&self, scope: Option<usize>) -> FeedSpec<'_> {
+    fn feed_spec(&self, scope: Option<ProviderIx>) -> FeedSpec<'_> {
         let base = &self.config.base_url;
         let limit = self.config.feed_limit;
         match scope {

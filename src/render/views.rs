@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{Datelike, SecondsFormat, Timelike};
 use serde::Serialize;
 
-use crate::archive::{Archive, Provider};
+use crate::archive::{Archive, IncidentIx, Provider};
 use crate::config::BaseUrl;
 use crate::model::{Incident, Timestamp, Update};
 use crate::render::markdown;
@@ -293,7 +293,7 @@ fn provider_view(
     let dir = routes::provider_dir(provider.slug.as_str());
     let url = base.url(&dir);
     let stats = &provider.stats;
-    let summary = |index: Option<usize>| index.map(|i| incidents[i].summary.clone());
+    let summary = |index: Option<IncidentIx>| index.map(|i| incidents[i].summary.clone());
     ProviderView {
         reference: ProviderRef {
             slug: provider.slug.to_string(),
