@@ -189,7 +189,7 @@ async fn file(State(shared): State<Arc<Shared>>, method: Method, uri: Uri) -> Re
             b"<!doctype html><html lang=en><title>outages</title><body></body></html>",
             store.error.as_deref(),
         );
-        return respond(StatusCode::NOT_FOUND, "index.html", body, method);
+        return respond(StatusCode::NOT_FOUND, crate::routes::HOME, body, method);
     };
     let error = store.error.clone();
     drop(store);
