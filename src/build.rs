@@ -102,7 +102,18 @@ fn run(
         // Compared and staged now, in parallel, so no page is held in memory.
         let staged = stage(&page.path, &bytes);
         let mut files = vec![(page.path.clone(), staged)];
-        if options.precompress && output::compressible(&page.path, bytes.len()) {
+        // A site's own `X.gz` or `X.br` (a static file) is kept, and `X` not compressed.
+        let own_sibling = |suffix: &str| {
+            let sibling = format!("{}{suffix}", page.path);
+            site.pages
+                .binary_search_by(|p| p.path.as_str().cmp(&sibling))
+                .is_ok()
+        };
+        if options.precompress
+            && output::compressible(&page.path, bytes.len())
+            && !own_sibling(".gz")
+            && !own_sibling(".br")
+        {
             let siblings_exist = output.as_ref().is_some_and(|output| {
                 [".gz", ".br"]
                     .iter()
@@ -188,7 +199,8 @@ fn resolved(path: &Path) -> PathBuf {
 /// Refuses an output folder whose clean-up would delete the site's own files.
 fn check_output_dir(root: &Path, out_dir: &Path) -> Result<(), Error> {
     let (root, out) = (resolved(root), resolved(out_dir));
-    let protected = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR].map(|dir| root.join(dir));
+    // Resolved each: a `content/` that is a link to elsewhere is still the site's own.
+    let protected = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR].map(|dir| resolved(&root.join(dir)));
     if root.starts_with(&out) || protected.iter().any(|dir| out.starts_with(dir)) {
         return Err(Error::Usage(format!(
             "refusing to build into {}: it holds the site's own files, and a build replaces the output folder as a whole",

@@ -346,11 +346,16 @@ fn remove_tree(path: &Path) -> std::io::Result<()> {
     fs::remove_dir(path)
 }
 
-/// Whether `name`, beside the output, is a staging folder of one of its builds (the bare
-/// name is the one versions before the manifest used).
+/// Whether `name`, beside the output, is a staging folder of one of its builds:
+/// `.public.staging-<pid>`, or the bare name versions before the manifest used. Nothing
+/// else is ours, even with a name like it (`.public.staging-backup` is the user's).
 fn is_staging(name: &str, prefix: &str) -> bool {
-    name.strip_prefix(prefix)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+    name.strip_prefix(prefix).is_some_and(|rest| {
+        rest.is_empty()
+            || rest
+                .strip_prefix('-')
+                .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 /// Puts back an output folder that a build killed between two renames left aside, then
@@ -363,6 +368,7 @@ fn clear_leftovers(out: &Path, parent: &Path, prefix: &str) -> Result<Vec<Leftov
             .file_name()
             .to_str()
             .is_some_and(|name| is_staging(name, prefix))
+            && entry.file_type().is_ok_and(|kind| kind.is_dir())
         {
             found.push(entry.path());
         }
@@ -701,6 +707,20 @@ pub fn precompressed(bytes: &[u8]) -> [(&'static str, Vec<u8>); 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_our_own_staging_folders_are_ours() {
+        assert!(is_staging(".public.staging-1234", ".public.staging"));
+        assert!(is_staging(".public.staging", ".public.staging"));
+        for yours in [
+            ".public.staging-backup",
+            ".public.staging-",
+            ".public.stagingx",
+            ".public.staging-12a",
+        ] {
+            assert!(!is_staging(yours, ".public.staging"), "{yours}");
+        }
+    }
 
     #[test]
     fn paths_never_leave_the_output_folder() {

@@ -111,7 +111,7 @@ fn down_guide_slug(url: &str) -> Option<&str> {
 /// `A, B, C +1` → ([A, B, C], 1).
 fn components(item: &str) -> (Vec<String>, u32) {
     let mut named = Vec::new();
-    let mut unnamed = 0;
+    let mut unnamed: u32 = 0;
     for part in item.split(',') {
         let part = part.trim();
         let (name, more) = match part.rsplit_once(" +") {
@@ -124,7 +124,8 @@ fn components(item: &str) -> (Vec<String>, u32) {
         if !name.trim().is_empty() {
             named.push(name.trim().to_string());
         }
-        unnamed += more;
+        // `+4294967295` is a count no one means; it never wraps to a small one.
+        unnamed = unnamed.saturating_add(more);
     }
     (named, unnamed)
 }
@@ -159,6 +160,11 @@ mod tests {
     use std::path::Path;
 
     const SEED: &str = include_str!("../../tests/fixtures/seed.md");
+
+    #[test]
+    fn a_huge_component_count_never_wraps() {
+        assert_eq!(components("A +4294967295, B +2").1, u32::MAX);
+    }
 
     #[test]
     fn the_seed_export_reads_every_fact() {

@@ -245,6 +245,27 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
         .collect();
     keys.par_sort_unstable();
     let mut errors = Vec::new();
+    // A name a filesystem cannot hold (255 bytes on most; `--precompress` adds 3) fails
+    // only when written: found here instead, with `check`.
+    for page in pages {
+        if let Some(long) = page.path.split('/').find(|name| name.len() > MAX_NAME) {
+            let owner = owner(archive, theme, page);
+            let (path, line, col) = owner
+                .place
+                .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
+            let mut diagnostic = Diagnostic::file(
+                path,
+                format!(
+                    "{} would be written under a name of {} bytes, longer than a file system allows",
+                    owner.what,
+                    long.len()
+                ),
+            )
+            .with_hint(format!("shorten the file name, `slug:` or alias to at most {MAX_NAME} bytes"));
+            (diagnostic.line, diagnostic.col) = (line, col);
+            errors.push(diagnostic);
+        }
+    }
     for pair in keys.windows(2) {
         if pair[0].0 == pair[1].0 {
             let (first, second) = (&pages[pair[0].1], &pages[pair[1].1]);
@@ -288,6 +309,9 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
     }
     errors
 }
+
+/// The longest name of a file or folder of the output: 255 bytes, less the 3 of `.gz`.
+const MAX_NAME: usize = 252;
 
 /// Whether `other` sorts before `folder` + `/`, without making that string.
 fn before_folder(other: &str, folder: &str) -> bool {

@@ -214,10 +214,14 @@ fn rebuild(
                 }
                 (changed, store.error.take().is_some())
             };
+            let removed = match update.removed.len() {
+                0 => String::new(),
+                n => format!(", {n} removed"),
+            };
             println!(
-                "{what}: rebuilt {}, {} changed, in {} ms{}",
+                "{what}: rebuilt {}, {} changed{removed}, in {} ms{}",
                 count(rebuilt, "file"),
-                changed.len() + update.removed.len(),
+                changed.len(),
                 start.elapsed().as_millis(),
                 if had_error { " (error fixed)" } else { "" }
             );

@@ -465,3 +465,71 @@ fn a_build_killed_between_two_renames_is_recovered_with_the_users_files() {
     assert_eq!(site.read("notes.txt"), "keep");
     assert_eq!(beside(&public), [".public.lock"]);
 }
+
+#[test]
+fn a_folder_of_yours_named_like_our_staging_folders_is_kept() {
+    let site = Site::new(&[("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z"))]);
+    let yours = site.path(".public.staging-backup");
+    std::fs::create_dir(&yours).unwrap();
+    std::fs::write(yours.join("notes.txt"), "precious").unwrap();
+    site.build(&[]);
+    assert_eq!(
+        std::fs::read_to_string(yours.join("notes.txt")).unwrap(),
+        "precious"
+    );
+}
+
+#[test]
+fn a_content_folder_that_is_a_link_is_still_refused_as_output() {
+    let site = Site::new(&[("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z"))]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let real = elsewhere.path().join("content");
+    std::fs::rename(site.path("content"), &real).unwrap();
+    std::os::unix::fs::symlink(&real, site.path("content")).unwrap();
+    let output = outages(&site, &site.path("content"), &[]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("refusing to build into"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        real.join("acme/a.md").exists(),
+        "the incident is still there"
+    );
+    assert!(
+        !real.join("index.html").exists(),
+        "nothing written into content/"
+    );
+}
+
+#[test]
+fn a_static_file_of_yours_named_like_a_compressed_copy_wins() {
+    let site = Site::new(&[
+        ("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z")),
+        ("static/big.txt", &"text ".repeat(1000)),
+        ("static/big.txt.gz", "mine"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("public");
+    for _ in 0..2 {
+        build_into_with(&site, &out, &["--precompress"]);
+        assert_eq!(
+            std::fs::read_to_string(out.join("big.txt.gz")).unwrap(),
+            "mine"
+        );
+        let manifest = std::fs::read_to_string(out.join(".outages-manifest")).unwrap();
+        assert_eq!(manifest.matches("big.txt.gz\n").count(), 1, "{manifest}");
+        // A change, so the second build makes a new tree around the kept file.
+        site.write("content/acme/b.md", &incident("B", "2024-03-04T14:00:00Z"));
+    }
+}
+
+fn build_into_with(site: &Site, out: &Path, extra: &[&str]) {
+    let output = outages(site, out, extra).output().unwrap();
+    assert!(
+        output.status.success(),
+        "build failed:\n{}",
+        stderr(&output)
+    );
+}

@@ -105,3 +105,17 @@ fn conflicts_are_reported_with_the_other_errors_each_pair_once() {
     assert_eq!(err.matches("`old/index.html`").count(), 1, "{err}");
     assert_eq!(err.matches("`acme/a/index.html`").count(), 1, "{err}");
 }
+
+#[test]
+fn a_name_too_long_for_a_file_system_is_an_error_at_check() {
+    let long = "a".repeat(260);
+    let site = Site::new(&[(
+        "content/acme/ok.md",
+        &incident("Ok", &format!("aliases: [/{long}/]\n")),
+    )]);
+    let err = both_refuse(
+        &site,
+        &["longer than a file system allows", "content/acme/ok.md:"],
+    );
+    assert!(!err.contains("staging"), "{err}");
+}
