@@ -546,7 +546,10 @@ impl Output {
         let new = PathSet::new(paths.iter().copied());
         let mut kept = Vec::new();
         let mut removed = 0;
-        for (path, kind) in &self.old.entries {
+        // Listed again now, under the lock: what the user put in the folder while the
+        // pages rendered is theirs and is carried over like the rest.
+        let now = Old::read(&self.out)?;
+        for (path, kind) in &now.entries {
             match fate(path, matches!(kind, Kind::Dir(_)), &new, &self.old.written) {
                 Fate::Ours => {}
                 Fate::Removed => removed += 1,
@@ -827,6 +830,29 @@ mod tests {
 
     fn open(out: &Path) -> Output {
         Output::open(out, || panic!("no other build")).unwrap()
+    }
+
+    #[test]
+    fn a_file_added_while_the_pages_render_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join(MANIFEST), "old.html\n").unwrap();
+        fs::write(out.join("old.html"), "old").unwrap();
+        let output = open(&out);
+        // After the old site was read, before the switch.
+        fs::write(out.join("notes-during.txt"), "mine").unwrap();
+        let staged = output.stage(b"new").unwrap();
+        let files = [OutputFile {
+            path: "new.html".into(),
+            staged: Some(staged),
+        }];
+        output.commit(&files).unwrap();
+        assert_eq!(
+            fs::read_to_string(out.join("notes-during.txt")).unwrap(),
+            "mine"
+        );
+        assert!(!out.join("old.html").exists());
     }
 
     #[test]
