@@ -158,7 +158,7 @@ fn plain_words(message: &str) -> String {
         Some(if what.contains("sequence") {
             "a list here, like `[API, Dashboard]`"
         } else if what.contains("u64") || what.contains("u32") || what.contains("usize") {
-            "a whole number here, 0 or more"
+            "a whole number here, like 50"
         } else if what.contains("bool") {
             "`true` or `false` here"
         } else if what.contains("map") || what.contains("struct") {
@@ -197,7 +197,7 @@ fn plain_words(message: &str) -> String {
         return format!("expected {what}{}{quote}", found.unwrap_or(""));
     }
     if message.starts_with("invalid u") || message.starts_with("invalid value: integer") {
-        return "expected a whole number here, 0 or more".into();
+        return "expected a whole number here, like 50".into();
     }
     format!("invalid YAML: {message}")
 }
@@ -420,8 +420,8 @@ mod tests {
                 "title: [oops\n",
                 "expected text here (put text that starts with `[`",
             ),
-            ("count: -1\n", "expected a whole number here, 0 or more"),
-            ("count: x\n", "expected a whole number here, 0 or more"),
+            ("count: -1\n", "expected a whole number here, like 50"),
+            ("count: x\n", "expected a whole number here, like 50"),
             ("list: {a: 1}\n", "expected a list here"),
         ];
         for (yaml, want) in cases {
