@@ -12,17 +12,7 @@ use crate::model::Slug;
 pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf, String> {
     let provider =
         Slug::from_name(provider).map_err(|e| format!("the provider `{provider}` {e}"))?;
-    let content = root.join(CONTENT_DIR);
-    if !content.is_dir() {
-        let here = if root == Path::new(".") {
-            "this folder".to_string()
-        } else {
-            root.display().to_string()
-        };
-        return Err(format!(
-            "there is no `content/` folder in {here}; run `outages new` in a site folder, pass `--root DIR`, or start one with `outages init DIR`"
-        ));
-    }
+    crate::site::require_content(root)?;
     let slug = Slug::from_title(title)
         .map_err(|_| format!("the title `{title}` has no letter or digit to name a file with"))?;
     let now = Utc::now();

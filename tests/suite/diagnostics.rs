@@ -173,3 +173,20 @@ fn what_builds_but_looks_wrong_is_a_warning() {
     let page = site.read("acme/a/index.html");
     assert!(page.contains("investigatng"), "kept as written");
 }
+
+#[test]
+fn a_folder_without_content_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["build", "check"] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_outages"))
+            .args([command, "--root"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        let err = stderr(&output);
+        assert!(err.contains("there is no `content/` folder in"), "{err}");
+        assert!(!err.contains("error in"), "not a content error: {err}");
+    }
+    assert!(!dir.path().join("public").exists());
+}
