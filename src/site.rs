@@ -16,7 +16,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::model::{Incident, ProviderInfo};
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
 use crate::render::views::Views;
-use crate::render::{self, Page, PageKind, Renderer};
+use crate::render::{self, KindId, Page, Renderer};
 
 /// A usage error unless `root` is a site folder, one with `content/`: said as such, not as
 /// an error of the files.
@@ -259,11 +259,11 @@ impl Site {
         };
         // A path that is new, or that another kind of page now makes (a static robots.txt
         // deleted: the generated one is back), is rendered whatever the change.
-        let old_kinds: HashMap<&str, std::mem::Discriminant<PageKind>> = match new_pages {
+        let old_kinds: HashMap<&str, KindId> = match new_pages {
             Some(_) => self
                 .pages
                 .iter()
-                .map(|p| (p.path.as_str(), std::mem::discriminant(&p.kind)))
+                .map(|p| (p.path.as_str(), p.kind))
                 .collect(),
             None => HashMap::new(),
         };
@@ -272,8 +272,7 @@ impl Site {
             .filter(|page| {
                 dirty.touches(page)
                     || (new_pages.is_some()
-                        && old_kinds.get(page.path.as_str())
-                            != Some(&std::mem::discriminant(&page.kind)))
+                        && old_kinds.get(page.path.as_str()) != Some(&page.kind))
             })
             .collect();
         let renderer = Renderer {
@@ -485,9 +484,9 @@ impl Dirty {
     }
 
     /// Whether `page` must be rendered again: whether one of the inputs its kind declares
-    /// ([`PageKind::reads`]) changed.
+    /// ([`Kind::reads`](render::kinds::Kind::reads)) changed.
     fn touches(&self, page: &Page) -> bool {
-        let reads = page.kind.reads();
+        let reads = page.reads();
         (reads.templates && self.templates)
             || (reads.assets && self.assets)
             || (reads.archive && self.content)

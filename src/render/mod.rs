@@ -5,13 +5,14 @@ pub mod api;
 mod balance;
 pub mod feeds;
 pub mod hosting;
+pub mod kinds;
 pub mod markdown;
 mod sitemap;
 pub mod theme;
 pub mod views;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use rayon::slice::ParallelSliceMut;
@@ -22,41 +23,50 @@ use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::render::feeds::FeedSpec;
-use crate::render::theme::{AssetSource, Theme};
+use crate::render::kinds::{KINDS, Kind};
+use crate::render::theme::Theme;
 use crate::render::views::{FeedLinks, IncidentView, SummaryView, Views};
 use crate::routes::{self, FeedFormat};
 
-/// How many finished incidents the home page lists under "Latest".
-const HOME_LATEST: usize = 20;
-
-/// What a page is, and so what it is made from. Indices point into the archive.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PageKind {
-    Home,
-    NotFound,
+/// What a page is rendered from, as its kind planned it. Indices point into the archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// The site as a whole.
+    Site,
     Provider(ProviderIx),
     Incident(IncidentIx),
     /// `None`: the site's feed.
     Feed(Option<ProviderIx>, FeedFormat),
-    ApiProviders,
-    ApiProvider(ProviderIx),
-    ApiIncident(IncidentIx),
-    Sitemap,
-    Robots,
-    NoJekyll,
-    Cname,
-    /// `_headers` for Netlify and Cloudflare Pages.
-    Headers,
-    /// `_redirects` for Netlify and Cloudflare Pages.
-    Redirects,
-    /// A redirect from an old URL to an incident: the incident, and which of its aliases.
+    /// An incident, and which of its aliases.
     Alias(IncidentIx, usize),
     /// The asset at this index of the theme.
     Asset(usize),
 }
 
+impl Key {
+    /// The incident the key names, if one.
+    pub fn incident(self) -> Option<IncidentIx> {
+        match self {
+            Key::Incident(i) | Key::Alias(i, _) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The provider the key names, if one.
+    pub fn provider(self) -> Option<ProviderIx> {
+        match self {
+            Key::Provider(p) | Key::Feed(Some(p), _) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Which of [`KINDS`] a page is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KindId(usize);
+
 /// What a page is made from, besides `site.yaml`, which any page may read (a change to it
-/// rebuilds the whole site). Declared once per kind, in [`PageKind::reads`]: `serve`
+/// rebuilds the whole site). Declared once per kind, in [`Kind::reads`]: `serve`
 /// renders a page again when, and only when, one of its inputs changed, and the
 /// randomized oracle test holds every kind to it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -73,82 +83,25 @@ pub struct Reads {
     pub archive: bool,
 }
 
-impl PageKind {
-    /// What this kind of page reads. A new kind must say it here (the match has no
-    /// catch-all), which is all `serve` needs to keep it up to date.
-    pub fn reads(&self) -> Reads {
-        let none = Reads::default();
-        let page = Reads {
-            templates: true,
-            ..none
-        };
-        match *self {
-            PageKind::Home => Reads {
-                archive: true,
-                ..page
-            },
-            PageKind::NotFound => page,
-            PageKind::Provider(p) => Reads {
-                provider: Some(p),
-                ..page
-            },
-            PageKind::Incident(i) | PageKind::Alias(i, _) => Reads {
-                incident: Some(i),
-                ..page
-            },
-            PageKind::Feed(None, _)
-            | PageKind::ApiProviders
-            | PageKind::Sitemap
-            | PageKind::Redirects => Reads {
-                archive: true,
-                ..none
-            },
-            PageKind::Feed(Some(p), _) | PageKind::ApiProvider(p) => Reads {
-                provider: Some(p),
-                ..none
-            },
-            PageKind::ApiIncident(i) => Reads {
-                incident: Some(i),
-                ..none
-            },
-            // It names the theme's assets, hashed names and all.
-            PageKind::Headers => Reads {
-                templates: true,
-                assets: true,
-                ..none
-            },
-            PageKind::Asset(_) => Reads {
-                assets: true,
-                ..none
-            },
-            PageKind::Robots | PageKind::NoJekyll | PageKind::Cname => none,
-        }
-    }
-
-    /// A file of the site as a whole, which a static file of the same name replaces.
-    fn is_site_file(&self) -> bool {
-        matches!(
-            self,
-            PageKind::Home
-                | PageKind::NotFound
-                | PageKind::Feed(None, _)
-                | PageKind::ApiProviders
-                | PageKind::Sitemap
-                | PageKind::Robots
-                | PageKind::NoJekyll
-                | PageKind::Cname
-                | PageKind::Headers
-                | PageKind::Redirects
-        )
-    }
-}
-
 /// One file of the site: its path under the output folder and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page {
     /// `/`-separated, relative, made only of checked slugs and fixed names.
     pub path: String,
-    pub kind: PageKind,
+    pub kind: KindId,
+    pub key: Key,
+}
+
+impl Page {
+    /// The page's kind, which plans, declares and renders it.
+    pub fn kind(&self) -> &'static dyn Kind {
+        KINDS[self.kind.0]
+    }
+
+    /// What the page reads, as its kind declares.
+    pub fn reads(&self) -> Reads {
+        self.kind().reads(self.key)
+    }
 }
 
 /// Every file of the site, sorted by path, or every path conflict: two things written to
@@ -161,62 +114,19 @@ pub fn plan(
 ) -> Result<Vec<Page>, Vec<Diagnostic>> {
     let mut pages =
         Vec::with_capacity(archive.incidents.len() * 2 + archive.providers.len() * 5 + 16);
-    let mut add = |path: String, kind: PageKind| pages.push(Page { path, kind });
-    add(routes::HOME.into(), PageKind::Home);
-    add(routes::NOT_FOUND.into(), PageKind::NotFound);
-    add(routes::SITEMAP.into(), PageKind::Sitemap);
-    add(routes::ROBOTS.into(), PageKind::Robots);
-    add(routes::NOJEKYLL.into(), PageKind::NoJekyll);
-    add(routes::api_providers(), PageKind::ApiProviders);
-    if config.cname.is_some() {
-        add(routes::CNAME.into(), PageKind::Cname);
-    }
-    add(routes::HEADERS.into(), PageKind::Headers);
-    add(routes::REDIRECTS.into(), PageKind::Redirects);
-    for format in FeedFormat::ALL {
-        add(routes::feed("", format), PageKind::Feed(None, format));
-    }
-    for (index, provider) in archive.providers() {
-        let dir = routes::provider_dir(provider.slug.as_str());
-        add(routes::page(&dir), PageKind::Provider(index));
-        add(
-            routes::api_provider(provider.slug.as_str()),
-            PageKind::ApiProvider(index),
-        );
-        for format in FeedFormat::ALL {
-            add(
-                routes::feed(&dir, format),
-                PageKind::Feed(Some(index), format),
-            );
-        }
-    }
-    for (index, incident) in archive.incidents() {
-        let (provider, slug) = (incident.provider.as_str(), incident.slug.as_str());
-        add(
-            routes::page(&routes::incident_dir(provider, slug)),
-            PageKind::Incident(index),
-        );
-        add(
-            routes::api_incident(provider, slug),
-            PageKind::ApiIncident(index),
-        );
-        for (number, alias) in incident.aliases.iter().enumerate() {
-            add(routes::alias(&alias.path), PageKind::Alias(index, number));
-        }
+    for (id, kind) in KINDS.iter().enumerate() {
+        kind.plan(archive, theme, config.cname.is_some(), &mut |path, key| {
+            pages.push(Page {
+                path,
+                kind: KindId(id),
+                key,
+            })
+        });
     }
     // A site's own static file replaces a generated file of the site of the same name (a
     // custom robots.txt, say); one where an incident or a provider writes is a conflict.
-    let assets: HashMap<&str, usize> = theme
-        .assets
-        .iter()
-        .enumerate()
-        .map(|(i, asset)| (asset.path.as_str(), i))
-        .collect();
-    pages.retain(|page| !(page.kind.is_site_file() && assets.contains_key(page.path.as_str())));
-    pages.extend(assets.iter().map(|(path, &i)| Page {
-        path: path.to_string(),
-        kind: PageKind::Asset(i),
-    }));
+    let assets: HashSet<&str> = theme.assets.iter().map(|a| a.path.as_str()).collect();
+    pages.retain(|page| !(page.kind().site_file(page.key) && assets.contains(page.path.as_str())));
     pages.par_sort_by(|a, b| a.path.cmp(&b.path));
     let errors = conflicts(archive, theme, &pages);
     if errors.is_empty() {
@@ -356,48 +266,14 @@ fn clash(
 }
 
 /// Who writes a page: a description, and where to point an error at, if anywhere.
-struct Owner {
-    what: String,
+pub struct Owner {
+    pub what: String,
     /// The file, and the line and column (0 for the file as a whole).
-    place: Option<(PathBuf, usize, usize)>,
+    pub place: Option<(PathBuf, usize, usize)>,
 }
 
 fn owner(archive: &Archive, theme: &Theme, page: &Page) -> Owner {
-    match page.kind {
-        PageKind::Alias(i, number) => {
-            let incident = &archive.incidents[i];
-            let alias = &incident.aliases[number];
-            Owner {
-                what: format!("the alias `/{}`", alias.path),
-                place: Some((incident.file.clone(), alias.line, alias.col)),
-            }
-        }
-        PageKind::Incident(i) | PageKind::ApiIncident(i) => {
-            let file = archive.incidents[i].file.clone();
-            Owner {
-                what: format!("the incident in `{}`", file.display()),
-                place: Some((file, 0, 0)),
-            }
-        }
-        PageKind::Provider(i) | PageKind::ApiProvider(i) | PageKind::Feed(Some(i), _) => Owner {
-            what: format!("the pages of provider `{}`", archive.providers[i].slug),
-            place: None,
-        },
-        PageKind::Asset(i) => match &theme.assets[i].source {
-            AssetSource::File(path) => Owner {
-                what: format!("the static file `{}`", path.display()),
-                place: Some((path.clone(), 0, 0)),
-            },
-            AssetSource::Embedded(_) => Owner {
-                what: format!("the theme's `{}`", page.path),
-                place: None,
-            },
-        },
-        _ => Owner {
-            what: format!("the generated `{}`", page.path),
-            place: None,
-        },
-    }
+    page.kind().owner(archive, theme, page)
 }
 
 /// Renders pages from an archive and its views, prepared beforehand.
@@ -431,9 +307,9 @@ struct PageMeta<'a> {
 }
 
 #[derive(Serialize)]
-struct Year<'a> {
-    year: i32,
-    incidents: Vec<&'a SummaryView>,
+pub struct Year<'a> {
+    pub year: i32,
+    pub incidents: Vec<&'a SummaryView>,
 }
 
 /// Gives every template the site's settings, serialised once for all pages.
@@ -456,176 +332,13 @@ pub fn set_site(theme: &mut Theme, config: &Config) {
 }
 
 impl Renderer<'_> {
-    /// The bytes of one page. A template error names the template and the page.
+    /// The bytes of one page, as its kind makes them. A template error names the template
+    /// and the page.
     pub fn render(&self, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let base = &self.config.base_url;
-        // Only the home and 404 pages point at the site's feeds.
-        let site_feeds = || FeedLinks::new(base, "");
-        Ok(match page.kind {
-            PageKind::Home => {
-                let ongoing: Vec<&SummaryView> = self
-                    .views
-                    .incidents
-                    .iter()
-                    .filter(|i| i.summary.ongoing)
-                    .map(|i| &i.summary)
-                    .collect();
-                let latest: Vec<&SummaryView> = self
-                    .views
-                    .incidents
-                    .iter()
-                    .filter(|i| !i.summary.ongoing)
-                    .take(HOME_LATEST)
-                    .map(|i| &i.summary)
-                    .collect();
-                let mut ctx = self.html_context(
-                    "home",
-                    &self.config.title,
-                    self.config.description.clone(),
-                    "",
-                    &site_feeds(),
-                    "All incidents",
-                );
-                ctx.insert("ongoing", &ongoing);
-                ctx.insert("latest", &latest);
-                ctx.insert("providers", &self.views.providers);
-                ctx.insert("incident_total", &self.views.incidents.len());
-                self.template("index.html", page, &ctx)?
-            }
-            PageKind::NotFound => {
-                let ctx = self.html_context(
-                    "404",
-                    "Page not found",
-                    self.config.description.clone(),
-                    routes::NOT_FOUND,
-                    &site_feeds(),
-                    "All incidents",
-                );
-                self.template("404.html", page, &ctx)?
-            }
-            PageKind::Provider(i) => {
-                let provider = &self.views.providers[i];
-                let mut years: Vec<Year> = Vec::new();
-                for &index in &self.archive.providers[i].incidents {
-                    let summary = &self.views.incidents[index].summary;
-                    match years.last_mut() {
-                        Some(year) if year.year == summary.started.year => {
-                            year.incidents.push(summary)
-                        }
-                        _ => years.push(Year {
-                            year: summary.started.year,
-                            incidents: vec![summary],
-                        }),
-                    }
-                }
-                let description = format!(
-                    "Every incident of {} in the {}.",
-                    provider.reference.name, self.config.title
-                );
-                let mut ctx = self.html_context(
-                    "provider",
-                    &provider.reference.name,
-                    description,
-                    &routes::provider_dir(&provider.reference.slug),
-                    &provider.feeds,
-                    &format!("{} incidents", provider.reference.name),
-                );
-                ctx.insert("provider", provider);
-                ctx.insert("years", &years);
-                self.template("provider.html", page, &ctx)?
-            }
-            PageKind::Incident(i) => {
-                let incident = &self.views.incidents[i];
-                let description = format!(
-                    "{} of {}: {}, {}.",
-                    incident.summary.impact.label,
-                    incident.summary.provider.name,
-                    incident.summary.started.text,
-                    incident
-                        .summary
-                        .duration
-                        .as_deref()
-                        .map_or("ongoing".to_string(), |d| format!("lasted {d}"))
-                );
-                let mut ctx = self.html_context(
-                    "incident",
-                    &incident.summary.title,
-                    description,
-                    &routes::incident_dir(
-                        self.archive.incidents[i].provider.as_str(),
-                        self.archive.incidents[i].slug.as_str(),
-                    ),
-                    &FeedLinks::new(base, &routes::provider_dir(&incident.summary.provider.slug)),
-                    &format!("{} incidents", incident.summary.provider.name),
-                );
-                // Only the incident itself: its page then depends on nothing else, so a
-                // partial rebuild knows exactly when to render it again.
-                ctx.insert("incident", incident);
-                self.template("incident.html", page, &ctx)?
-            }
-            PageKind::Alias(i, _) => {
-                let mut ctx = Context::new();
-                ctx.insert("target", &self.views.incidents[i].summary.url);
-                ctx.insert("title", &self.views.incidents[i].summary.title);
-                self.template("alias.html", page, &ctx)?
-            }
-            PageKind::Feed(scope, format) => {
-                let spec = self.feed_spec(scope);
-                match format {
-                    FeedFormat::Atom => feeds::atom(&spec),
-                    FeedFormat::Rss => feeds::rss(&spec),
-                    FeedFormat::Json => feeds::json(&spec),
-                }
-            }
-            PageKind::ApiProviders => api::providers(&self.views.providers, base),
-            PageKind::ApiProvider(i) => {
-                let incidents: Vec<&IncidentView> = self.archive.providers[i]
-                    .incidents
-                    .iter()
-                    .map(|&x| &*self.views.incidents[x])
-                    .collect();
-                api::provider(&self.views.providers[i], &incidents, base)
-            }
-            PageKind::ApiIncident(i) => api::incident(&self.views.incidents[i], base),
-            PageKind::Sitemap => self.sitemap(),
-            PageKind::Robots => sitemap::robots(&base.url(routes::SITEMAP)),
-            PageKind::NoJekyll => Vec::new(),
-            PageKind::Cname => {
-                format!("{}\n", self.config.cname.as_deref().unwrap_or_default()).into_bytes()
-            }
-            PageKind::Headers => {
-                let hashed: Vec<&str> = self
-                    .theme
-                    .asset_paths
-                    .iter()
-                    .filter(|(name, path)| name != path)
-                    .map(|(_, path)| path.as_str())
-                    .collect();
-                hosting::headers(base, &hashed)
-            }
-            PageKind::Redirects => {
-                let aliases = self
-                    .archive
-                    .incidents
-                    .iter()
-                    .zip(&self.views.incidents)
-                    .flat_map(|(incident, view)| {
-                        incident
-                            .aliases
-                            .iter()
-                            .map(|alias| (alias.path.as_str(), view.summary.path.clone()))
-                    });
-                hosting::redirects(base, aliases)
-            }
-            PageKind::Asset(i) => match &self.theme.assets[i].source {
-                AssetSource::Embedded(bytes) => bytes.to_vec(),
-                AssetSource::File(path) => std::fs::read(path)
-                    .map_err(|e| Diagnostic::file(path, format!("cannot read: {e}")))?,
-            },
-        })
+        page.kind().render(self, page)
     }
 
-    fn html_context(
+    pub fn html_context(
         &self,
         kind: &'static str,
         title: &str,
@@ -649,7 +362,7 @@ impl Renderer<'_> {
         ctx
     }
 
-    fn template(&self, name: &str, page: &Page, ctx: &Context) -> Result<Vec<u8>, Diagnostic> {
+    pub fn template(&self, name: &str, page: &Page, ctx: &Context) -> Result<Vec<u8>, Diagnostic> {
         let mut out = Vec::with_capacity(16 * 1024);
         self.theme
             .tera
@@ -658,7 +371,7 @@ impl Renderer<'_> {
         Ok(out)
     }
 
-    fn feed_spec(&self, scope: Option<ProviderIx>) -> FeedSpec<'_> {
+    pub fn feed_spec(&self, scope: Option<ProviderIx>) -> FeedSpec<'_> {
         let base = &self.config.base_url;
         let limit = self.config.feed_limit;
         match scope {
@@ -700,7 +413,7 @@ impl Renderer<'_> {
         }
     }
 
-    fn sitemap(&self) -> Vec<u8> {
+    pub fn sitemap(&self) -> Vec<u8> {
         fn newest<'v>(list: impl Iterator<Item = &'v IncidentView>) -> Option<&'v str> {
             list.map(|i| i.updated.date.as_str()).max()
         }
