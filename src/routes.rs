@@ -73,6 +73,14 @@ pub fn page(dir: &str) -> String {
     format!("{dir}{HOME}")
 }
 
+/// Page `n` (from 1) of the index of every incident: `incidents/`, `incidents/page/2/`.
+pub fn incidents_dir(n: usize) -> String {
+    match n {
+        0 | 1 => "incidents/".to_string(),
+        n => format!("incidents/page/{n}/"),
+    }
+}
+
 /// A feed in `dir` (`""` for the site's, a provider's folder for its own).
 pub fn feed(dir: &str, format: FeedFormat) -> String {
     format!("{dir}{}", format.file_name())
@@ -139,6 +147,12 @@ mod tests {
         );
         assert_eq!(feed_tag(None), "tag:outages,2026:feed");
         assert_eq!(feed_tag(Some("acme")), "tag:outages,2026:feed/acme");
+    }
+
+    #[test]
+    fn the_first_page_of_a_list_is_its_folder() {
+        assert_eq!(incidents_dir(1), "incidents/");
+        assert_eq!(incidents_dir(3), "incidents/page/3/");
     }
 
     #[test]

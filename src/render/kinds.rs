@@ -59,6 +59,7 @@ pub static KINDS: &[&dyn Kind] = &[
     &Headers,
     &Redirects,
     &Asset,
+    &IncidentIndex,
 ];
 
 /// A page planned with a key its kind does not read: a bug, reported rather than a panic.
@@ -657,6 +658,101 @@ impl Kind for Asset {
                 place: None,
             },
         }
+    }
+}
+
+/// Every incident of the archive, newest first, [`INDEX_PAGE`] a page, with the years
+/// linked to where they start: the whole archive within reach without a page of
+/// thousands of rows.
+struct IncidentIndex;
+
+/// How many incidents a page of the index lists.
+const INDEX_PAGE: usize = 100;
+
+#[derive(serde::Serialize)]
+struct PageLink {
+    number: usize,
+    path: String,
+}
+
+#[derive(serde::Serialize)]
+struct YearLink {
+    year: i32,
+    path: String,
+}
+
+impl Kind for IncidentIndex {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        let pages = archive.incidents.len().div_ceil(INDEX_PAGE).max(1);
+        for n in 1..=pages {
+            add(routes::page(&routes::incidents_dir(n)), Key::Number(n));
+        }
+    }
+
+    fn reads(&self, _: Key) -> Reads {
+        Reads {
+            archive: true,
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Number(n) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let base = &r.config.base_url;
+        let all = &r.views.incidents;
+        let pages = all.len().div_ceil(INDEX_PAGE).max(1);
+        let link = |number: usize| PageLink {
+            number,
+            path: base.path(&routes::incidents_dir(number)),
+        };
+        let mut years: Vec<YearLink> = Vec::new();
+        for (i, view) in all.iter().enumerate() {
+            let year = view.summary.started.year;
+            if years.last().is_none_or(|last| last.year != year) {
+                let path = format!(
+                    "{}#y{year}",
+                    base.path(&routes::incidents_dir(i / INDEX_PAGE + 1))
+                );
+                years.push(YearLink { year, path });
+            }
+        }
+        let start = (n - 1).saturating_mul(INDEX_PAGE).min(all.len());
+        let end = start.saturating_add(INDEX_PAGE).min(all.len());
+        let shown: Vec<Year> = all[start..end].iter().fold(Vec::new(), |mut groups, view| {
+            let summary = &view.summary;
+            match groups.last_mut() {
+                Some(Year { year, incidents }) if *year == summary.started.year => {
+                    incidents.push(summary)
+                }
+                _ => groups.push(Year {
+                    year: summary.started.year,
+                    incidents: vec![summary],
+                }),
+            }
+            groups
+        });
+        let title = match n {
+            1 => "Every incident".to_string(),
+            n => format!("Every incident, page {n} of {pages}"),
+        };
+        let mut ctx = r.html_context(
+            "incidents",
+            &title,
+            format!("Every incident in the {}, newest first.", r.config.title),
+            &routes::incidents_dir(n),
+            &FeedLinks::new(base, ""),
+            "All incidents",
+        );
+        ctx.insert("groups", &shown);
+        ctx.insert("years", &years);
+        ctx.insert("pages", &(1..=pages).map(link).collect::<Vec<_>>());
+        ctx.insert("current", &n);
+        ctx.insert("previous", &(n > 1).then(|| link(n - 1)));
+        ctx.insert("next", &(n < pages).then(|| link(n + 1)));
+        ctx.insert("incident_total", &all.len());
+        r.template("incidents.html", page, &ctx)
     }
 }
 

@@ -41,6 +41,8 @@ pub enum Key {
     Alias(IncidentIx, usize),
     /// The asset at this index of the theme.
     Asset(usize),
+    /// Page `n` (from 1) of a list split into pages.
+    Number(usize),
 }
 
 impl Key {

@@ -685,3 +685,58 @@ fn precompressed_siblings_decompress_to_the_page_and_are_skipped_when_unchanged(
         "without the flag they go"
     );
 }
+
+#[test]
+fn every_incident_is_within_reach_a_hundred_a_page() {
+    let mut files = Vec::new();
+    for i in 0..250 {
+        files.push((
+            format!("content/acme/i{i:03}.md"),
+            incident(
+                &format!("Incident {i}"),
+                &format!("{}-03-05T14:00:00Z", 2020 + i / 100),
+            )
+            .replace(
+                "2024-03-05T16:00:00Z",
+                &format!("{}-03-05T16:00:00Z", 2020 + i / 100),
+            ),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let site = Site::new(&refs);
+    site.build(&[]);
+    let rows = |path: &str| select(&site.html(path), ".incident-list li").len();
+    assert_eq!(rows("incidents/index.html"), 100);
+    assert_eq!(rows("incidents/page/2/index.html"), 100);
+    assert_eq!(rows("incidents/page/3/index.html"), 50);
+    assert!(!site.path("public/incidents/page/4").exists());
+    assert!(
+        !site.path("public/incidents/page/1").exists(),
+        "page 1 is incidents/"
+    );
+    // Newest first across pages, and each year linked to the page it starts on (2022 has
+    // 50 incidents, so 2021 starts on page 1 and 2020 on page 2).
+    let first = site.html("incidents/index.html");
+    assert_eq!(text(&select(&first, "h2.year")[0]), "2022");
+    let years: Vec<String> = select(&first, "nav[aria-label=Years] a")
+        .iter()
+        .map(|a| a.attr("href").unwrap().to_string())
+        .collect();
+    assert_eq!(
+        years,
+        [
+            "/incidents/#y2022",
+            "/incidents/#y2021",
+            "/incidents/page/2/#y2020"
+        ]
+    );
+    let last = site.html("incidents/page/3/index.html");
+    assert!(select(&last, "a[rel=next]").is_empty());
+    assert_eq!(
+        select(&last, "a[rel=prev]")[0].attr("href"),
+        Some("/incidents/page/2/")
+    );
+}
