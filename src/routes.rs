@@ -24,6 +24,8 @@ pub const HEADERS: &str = "_headers";
 pub const REDIRECTS: &str = "_redirects";
 /// Where the JSON API lives.
 pub const API_DIR: &str = "api/v1/";
+/// The API's list of providers.
+pub const API_PROVIDERS: &str = "api/v1/providers.json";
 
 /// The scheme, authority and date of every tag URI (RFC 4151) the site mints: ids that
 /// never change, whatever the domain.
@@ -86,10 +88,6 @@ pub fn feed(dir: &str, format: FeedFormat) -> String {
     format!("{dir}{}", format.file_name())
 }
 
-pub fn api_providers() -> String {
-    format!("{API_DIR}providers.json")
-}
-
 pub fn api_provider(provider: &str) -> String {
     format!("{API_DIR}{provider}.json")
 }
@@ -147,6 +145,12 @@ mod tests {
         );
         assert_eq!(feed_tag(None), "tag:outages,2026:feed");
         assert_eq!(feed_tag(Some("acme")), "tag:outages,2026:feed/acme");
+    }
+
+    #[test]
+    fn api_files_are_under_the_api_folder() {
+        assert!(API_PROVIDERS.starts_with(API_DIR));
+        assert!(api_provider("a").starts_with(API_DIR));
     }
 
     #[test]

@@ -49,16 +49,45 @@ pub static KINDS: &[&dyn Kind] = &[
     &IncidentPage,
     &AliasPage,
     &FeedFile,
-    &ApiProviders,
     &ApiProvider,
     &ApiIncident,
-    &Sitemap,
-    &Robots,
-    &NoJekyll,
     &Cname,
-    &Headers,
-    &Redirects,
     &Asset,
+    &SiteFile {
+        path: routes::API_PROVIDERS,
+        reads: ARCHIVE,
+        make: |r| api::providers(&r.views.providers, &r.config.base_url),
+    },
+    &SiteFile {
+        path: routes::SITEMAP,
+        reads: ARCHIVE,
+        make: |r| r.sitemap(),
+    },
+    &SiteFile {
+        path: routes::ROBOTS,
+        reads: NOTHING,
+        make: |r| sitemap::robots(&r.config.base_url.url(routes::SITEMAP)),
+    },
+    &SiteFile {
+        path: routes::NOJEKYLL,
+        reads: NOTHING,
+        make: |_| Vec::new(),
+    },
+    // `_headers` names the theme's assets, hashed names and all.
+    &SiteFile {
+        path: routes::HEADERS,
+        reads: Reads {
+            templates: true,
+            assets: true,
+            ..NOTHING
+        },
+        make: headers,
+    },
+    &SiteFile {
+        path: routes::REDIRECTS,
+        reads: ARCHIVE,
+        make: redirects,
+    },
     &IncidentIndex,
 ];
 
@@ -85,6 +114,63 @@ const TEMPLATED: Reads = Reads {
     templates: true,
     ..NOTHING
 };
+
+const ARCHIVE: Reads = Reads {
+    archive: true,
+    ..NOTHING
+};
+
+/// One file of the site as a whole, made by a function from what it declares it reads:
+/// the simplest kinds, written as data.
+struct SiteFile {
+    path: &'static str,
+    reads: Reads,
+    make: fn(&Renderer) -> Vec<u8>,
+}
+
+impl Kind for SiteFile {
+    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        add(self.path.to_string(), Key::Site);
+    }
+
+    fn reads(&self, _: Key) -> Reads {
+        self.reads
+    }
+
+    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
+        Ok((self.make)(r))
+    }
+
+    fn site_file(&self, _: Key) -> bool {
+        true
+    }
+}
+
+fn headers(r: &Renderer) -> Vec<u8> {
+    let hashed: Vec<&str> = r
+        .theme
+        .asset_paths
+        .iter()
+        .filter(|(name, path)| name != path)
+        .map(|(_, path)| path.as_str())
+        .collect();
+    hosting::headers(&r.config.base_url, &hashed)
+}
+
+fn redirects(r: &Renderer) -> Vec<u8> {
+    let aliases =
+        r.archive
+            .incidents
+            .iter()
+            .zip(&r.views.incidents)
+            .flat_map(|(incident, view)| {
+                incident
+                    .aliases
+                    .iter()
+                    .map(|alias| (alias.path.as_str(), view.summary.path.clone()))
+            });
+    hosting::redirects(&r.config.base_url, aliases)
+}
 
 struct Home;
 
@@ -372,29 +458,6 @@ impl Kind for FeedFile {
     }
 }
 
-struct ApiProviders;
-
-impl Kind for ApiProviders {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        add(routes::api_providers(), Key::Site);
-    }
-
-    fn reads(&self, _: Key) -> Reads {
-        Reads {
-            archive: true,
-            ..NOTHING
-        }
-    }
-
-    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
-        Ok(api::providers(&r.views.providers, &r.config.base_url))
-    }
-
-    fn site_file(&self, _: Key) -> bool {
-        true
-    }
-}
-
 struct ApiProvider;
 
 impl Kind for ApiProvider {
@@ -464,69 +527,6 @@ impl Kind for ApiIncident {
     }
 }
 
-struct Sitemap;
-
-impl Kind for Sitemap {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        add(routes::SITEMAP.into(), Key::Site);
-    }
-
-    fn reads(&self, _: Key) -> Reads {
-        Reads {
-            archive: true,
-            ..NOTHING
-        }
-    }
-
-    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
-        Ok(r.sitemap())
-    }
-
-    fn site_file(&self, _: Key) -> bool {
-        true
-    }
-}
-
-struct Robots;
-
-impl Kind for Robots {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        add(routes::ROBOTS.into(), Key::Site);
-    }
-
-    fn reads(&self, _: Key) -> Reads {
-        NOTHING
-    }
-
-    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
-        Ok(sitemap::robots(&r.config.base_url.url(routes::SITEMAP)))
-    }
-
-    fn site_file(&self, _: Key) -> bool {
-        true
-    }
-}
-
-struct NoJekyll;
-
-impl Kind for NoJekyll {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        add(routes::NOJEKYLL.into(), Key::Site);
-    }
-
-    fn reads(&self, _: Key) -> Reads {
-        NOTHING
-    }
-
-    fn render(&self, _: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
-        Ok(Vec::new())
-    }
-
-    fn site_file(&self, _: Key) -> bool {
-        true
-    }
-}
-
 struct Cname;
 
 impl Kind for Cname {
@@ -542,72 +542,6 @@ impl Kind for Cname {
 
     fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
         Ok(format!("{}\n", r.config.cname.as_deref().unwrap_or_default()).into_bytes())
-    }
-
-    fn site_file(&self, _: Key) -> bool {
-        true
-    }
-}
-
-struct Headers;
-
-impl Kind for Headers {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        add(routes::HEADERS.into(), Key::Site);
-    }
-
-    fn reads(&self, _: Key) -> Reads {
-        // It names the theme's assets, hashed names and all.
-        Reads {
-            templates: true,
-            assets: true,
-            ..NOTHING
-        }
-    }
-
-    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let hashed: Vec<&str> = r
-            .theme
-            .asset_paths
-            .iter()
-            .filter(|(name, path)| name != path)
-            .map(|(_, path)| path.as_str())
-            .collect();
-        Ok(hosting::headers(&r.config.base_url, &hashed))
-    }
-
-    fn site_file(&self, _: Key) -> bool {
-        true
-    }
-}
-
-struct Redirects;
-
-impl Kind for Redirects {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        add(routes::REDIRECTS.into(), Key::Site);
-    }
-
-    fn reads(&self, _: Key) -> Reads {
-        Reads {
-            archive: true,
-            ..NOTHING
-        }
-    }
-
-    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let aliases =
-            r.archive
-                .incidents
-                .iter()
-                .zip(&r.views.incidents)
-                .flat_map(|(incident, view)| {
-                    incident
-                        .aliases
-                        .iter()
-                        .map(|alias| (alias.path.as_str(), view.summary.path.clone()))
-                });
-        Ok(hosting::redirects(&r.config.base_url, aliases))
     }
 
     fn site_file(&self, _: Key) -> bool {
