@@ -80,7 +80,7 @@ fn run(
     progress: &ProgressBar,
 ) -> Result<Summary, Error> {
     let start = Instant::now();
-    crate::site::require_content(&options.root).map_err(Error::Usage)?;
+    crate::content::require_dir(&options.root).map_err(Error::Usage)?;
     let site = Site::load(options).map_err(Error::Invalid)?;
     progress.set_length(site.pages.len() as u64);
     let output = match out_dir {

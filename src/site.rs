@@ -18,22 +18,6 @@ use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
 use crate::render::views::Views;
 use crate::render::{self, KindId, Page, Renderer};
 
-/// A usage error unless `root` is a site folder, one with `content/`: said as such, not as
-/// an error of the files.
-pub fn require_content(root: &Path) -> Result<(), String> {
-    if root.join(CONTENT_DIR).is_dir() {
-        return Ok(());
-    }
-    let here = if root == Path::new(".") {
-        "this folder".to_string()
-    } else {
-        root.display().to_string()
-    };
-    Err(format!(
-        "there is no `content/` folder in {here}; run outages in a site folder, pass `--root DIR`, or start one with `outages init DIR`"
-    ))
-}
-
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
 /// instead of as a site without `content/`.
 pub fn site_folder(text: &str) -> Result<std::path::PathBuf, String> {

@@ -126,14 +126,29 @@ fn located(incident: &Incident) -> String {
     }
 }
 
+/// Whether `root` is a site folder, one with `content/`; if not, what to tell the user.
+pub fn require_dir(root: &Path) -> Result<(), String> {
+    if root.join(CONTENT_DIR).is_dir() {
+        return Ok(());
+    }
+    let here = if root == Path::new(".") {
+        "this folder".to_string()
+    } else {
+        root.display().to_string()
+    };
+    Err(format!(
+        "there is no `content/` folder in {here}; run outages in a site folder, pass `--root DIR`, or start one with `outages init DIR`"
+    ))
+}
+
 /// Every markdown file under `content/`, relative to the root, sorted. Hidden files and
 /// editors' temporary files are skipped; symbolic links are not followed.
 pub fn content_files(root: &Path) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
-    if !root.join(CONTENT_DIR).is_dir() {
-        return Err(vec![
-            Diagnostic::file(display_path(root, Path::new(CONTENT_DIR)), "there is no `content/` folder here")
-                .with_hint("run outages in a site folder, pass `--root DIR`, or start one with `outages init DIR`"),
-        ]);
+    if let Err(message) = require_dir(root) {
+        return Err(vec![Diagnostic::file(
+            display_path(root, Path::new(CONTENT_DIR)),
+            message,
+        )]);
     }
     // One walk per provider folder, in parallel: listing ten thousand files one by one
     // is a noticeable share of a build.

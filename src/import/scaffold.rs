@@ -12,7 +12,7 @@ use crate::model::Slug;
 pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf, String> {
     let provider =
         Slug::from_name(provider).map_err(|e| format!("the provider `{provider}` {e}"))?;
-    crate::site::require_content(root)?;
+    crate::content::require_dir(root)?;
     let slug = Slug::from_title(title)
         .map_err(|_| format!("the title `{title}` has no letter or digit to name a file with"))?;
     let now = Utc::now();

@@ -983,7 +983,7 @@ mod generated {
     use outages::import::{self, Change, Format, Request, text};
     use proptest::prelude::*;
     use proptest::sample::select;
-    use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+    use proptest::test_runner::TestCaseError;
     use serde_json::{Value, json};
 
     const IDS: &[&str] = &["a", "b", "2", "x y", "ünï", "C"];
@@ -1172,19 +1172,7 @@ mod generated {
 
     #[test]
     fn generated_payloads_import_check_and_reimport_unchanged() {
-        let cases = std::env::var("OUTAGES_PROPTEST_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(40);
-        let config = Config {
-            cases,
-            failure_persistence: None,
-            rng_algorithm: RngAlgorithm::ChaCha,
-            ..Config::default()
-        };
-        let mut runner =
-            TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[8; 32]));
-        runner
+        crate::common::seeded_runner("OUTAGES_PROPTEST_CASES", 40, 8)
             .run(&payload(), |payload| run_case(&payload))
             .unwrap();
     }

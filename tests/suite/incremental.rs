@@ -233,7 +233,7 @@ fn edit_sequence(hash_assets: bool) {
 mod oracle {
     use super::*;
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    use proptest::test_runner::TestCaseError;
 
     const PROVIDERS: [&str; 3] = ["acme", "beta", "gamma"];
     const INCIDENTS: usize = 6;
@@ -488,21 +488,7 @@ mod oracle {
     }
 
     fn check(hash_assets: bool, seed: u8) {
-        let cases = std::env::var("OUTAGES_ORACLE_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(24);
-        let config = Config {
-            cases,
-            failure_persistence: None,
-            rng_algorithm: RngAlgorithm::ChaCha,
-            ..Config::default()
-        };
-        let mut runner = TestRunner::new_with_rng(
-            config,
-            TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
-        );
-        runner
+        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 24, seed)
             .run(&proptest::collection::vec(edit(), 1..16), |edits| {
                 run_case(&edits, hash_assets)
             })

@@ -533,3 +533,14 @@ fn build_into_with(site: &Site, out: &Path, extra: &[&str]) {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_file_of_yours_where_the_site_needs_a_folder_is_replaced() {
+    // The README's promise: that path is the site's.
+    let site = Site::new(&[("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z"))]);
+    std::fs::create_dir(site.path("public")).unwrap();
+    std::fs::write(site.path("public/acme"), "notes").unwrap();
+    site.build(&[]);
+    assert!(site.path("public/acme").is_dir());
+    assert!(site.read("acme/a/index.html").contains("<h1"));
+}

@@ -140,3 +140,23 @@ pub fn incident(title: &str, started: &str) -> String {
          ### 2024-03-05 14:00 UTC: investigating\nLooking into it.\n### 2024-03-05 16:00 UTC: resolved\nFixed.\n"
     )
 }
+
+/// A property-test runner with a fixed seed, so `cargo test` is the same run every time;
+/// `cases` unless the environment variable `env` asks for more.
+pub fn seeded_runner(env: &str, cases: u32, seed: u8) -> proptest::test_runner::TestRunner {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let cases = std::env::var(env)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(cases);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        rng_algorithm: RngAlgorithm::ChaCha,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(
+        config,
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
+    )
+}
