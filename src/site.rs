@@ -229,7 +229,7 @@ impl Site {
         };
         let pages = new_pages.as_deref().unwrap_or(&self.pages);
         let content_dirty = match self.pending_content {
-            true => Dirty::of_content(&self.archive, archive, views),
+            true => Dirty::of_content(&self.archive, archive, &self.views, views),
             false => Dirty::default(),
         };
         // A renamed asset (its hash changed) is linked from every page.
@@ -418,6 +418,10 @@ fn assemble(
 #[derive(Default)]
 struct Dirty {
     content: bool,
+    /// By position in the list of every incident: whether what a list shows there changed.
+    list: Vec<bool>,
+    /// The list's length, or the year at some position, changed.
+    list_shape: bool,
     templates: bool,
     assets: bool,
     fresh: Vec<bool>,
@@ -428,7 +432,7 @@ struct Dirty {
 
 impl Dirty {
     /// What a content change touched, from the archives before and after it.
-    fn of_content(before: &Archive, after: &Archive, views: &Views) -> Dirty {
+    fn of_content(before: &Archive, after: &Archive, old_views: &Views, views: &Views) -> Dirty {
         let list = |archive: &Archive, indices: &[IncidentIx]| -> Vec<*const Incident> {
             indices
                 .iter()
@@ -461,6 +465,22 @@ impl Dirty {
             .collect();
         Dirty {
             content: true,
+            // A list changes where an incident is added, removed, moved or shows differently;
+            // an edit of an update's text leaves it as it is.
+            list: (0..views.incidents.len())
+                .map(|i| {
+                    old_views.incidents.get(i).is_none_or(|old| {
+                        !Arc::ptr_eq(old, &views.incidents[i])
+                            && old.summary != views.incidents[i].summary
+                    })
+                })
+                .collect(),
+            list_shape: old_views.incidents.len() != views.incidents.len()
+                || old_views
+                    .incidents
+                    .iter()
+                    .zip(&views.incidents)
+                    .any(|(old, new)| old.summary.started.year != new.summary.started.year),
             fresh: views.fresh.clone(),
             providers,
             ..Dirty::default()
@@ -474,6 +494,13 @@ impl Dirty {
         (reads.templates && self.templates)
             || (reads.assets && self.assets)
             || (reads.archive && self.content)
+            || reads.list.is_some_and(|(start, end)| {
+                self.list_shape
+                    || self
+                        .list
+                        .get(start..end.min(self.list.len()))
+                        .is_some_and(|range| range.contains(&true))
+            })
             || reads
                 .incident
                 .is_some_and(|i| i.get(&self.fresh).is_some_and(|&fresh| fresh))

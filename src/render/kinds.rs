@@ -108,6 +108,7 @@ const NOTHING: Reads = Reads {
     incident: None,
     provider: None,
     archive: false,
+    list: None,
 };
 
 const TEMPLATED: Reads = Reads {
@@ -623,9 +624,13 @@ impl Kind for IncidentIndex {
         }
     }
 
-    fn reads(&self, _: Key) -> Reads {
+    fn reads(&self, key: Key) -> Reads {
+        let start = match key {
+            Key::Number(n) => n.saturating_sub(1).saturating_mul(INDEX_PAGE),
+            _ => 0,
+        };
         Reads {
-            archive: true,
+            list: Some((start, start.saturating_add(INDEX_PAGE))),
             ..TEMPLATED
         }
     }
@@ -641,17 +646,26 @@ impl Kind for IncidentIndex {
             number,
             path: base.path(&routes::incidents_dir(number)),
         };
-        let mut years: Vec<YearLink> = Vec::new();
-        for (i, view) in all.iter().enumerate() {
-            let year = view.summary.started.year;
-            if years.last().is_none_or(|last| last.year != year) {
-                let path = format!(
-                    "{}#y{year}",
-                    base.path(&routes::incidents_dir(i / INDEX_PAGE + 1))
-                );
-                years.push(YearLink { year, path });
-            }
-        }
+        // Newest first, so each year's first incident is found by a binary search: no
+        // page scans the archive.
+        let year_of = |i: usize| all[i].summary.started.year;
+        let years: Vec<YearLink> = match (all.first(), all.last()) {
+            (Some(newest), Some(oldest)) => (oldest.summary.started.year
+                ..=newest.summary.started.year)
+                .rev()
+                .filter_map(|year| {
+                    let first = all.partition_point(|v| v.summary.started.year > year);
+                    (first < all.len() && year_of(first) == year).then(|| YearLink {
+                        year,
+                        path: format!(
+                            "{}#y{year}",
+                            base.path(&routes::incidents_dir(first / INDEX_PAGE + 1))
+                        ),
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         let start = (n - 1).saturating_mul(INDEX_PAGE).min(all.len());
         let end = start.saturating_add(INDEX_PAGE).min(all.len());
         let shown: Vec<Year> = all[start..end].iter().fold(Vec::new(), |mut groups, view| {

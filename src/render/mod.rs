@@ -83,6 +83,10 @@ pub struct Reads {
     pub provider: Option<ProviderIx>,
     /// The whole archive: every incident and provider, and their order.
     pub archive: bool,
+    /// The incidents at these positions (`start..end`) of the list of every incident, as a
+    /// list shows them (title, times, impact, provider, duration; not the text of their
+    /// updates), and the list's length and years.
+    pub list: Option<(usize, usize)>,
 }
 
 /// One file of the site: its path under the output folder and what it is.

@@ -14,7 +14,7 @@ use crate::model::{Incident, Timestamp, Update};
 use crate::render::markdown;
 use crate::routes::{self, FeedFormat};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TimeView {
     /// The time itself, for feeds and the API; templates get the texts below.
     #[serde(skip)]
@@ -42,13 +42,13 @@ impl TimeView {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ImpactView {
     pub keyword: &'static str,
     pub label: &'static str,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProviderRef {
     pub slug: String,
     pub name: String,
@@ -66,7 +66,7 @@ pub struct UpdateView {
 }
 
 /// An incident in a list: enough for a row of the home or provider page.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SummaryView {
     pub title: String,
     pub path: String,

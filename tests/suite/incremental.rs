@@ -505,3 +505,39 @@ mod oracle {
         check(true, 10);
     }
 }
+
+/// The index of every incident: an edit renders again only the page that lists the
+/// incident; a new incident shifts every page, and all of them follow.
+#[test]
+fn the_index_of_every_incident_follows_edits_page_by_page() {
+    let fixture = Site::new(&[]);
+    for i in 0..250 {
+        fixture.write(
+            &format!("content/acme/i{i:03}.md"),
+            &incident(
+                &format!("I{i}"),
+                &format!("2023-{:02}-01T10:00:00Z", i % 12 + 1),
+            ),
+        );
+    }
+    let root = fixture.root().to_path_buf();
+    let mut served = Served::start(Options::new(&root));
+    let index_pages = |rendered: &[String]| {
+        rendered
+            .iter()
+            .filter(|p| p.starts_with("incidents/"))
+            .count()
+    };
+    fixture.write(
+        "content/acme/i007.md",
+        &incident("I7, renamed", "2023-08-01T10:00:00Z"),
+    );
+    let rendered = served.change(&[root.join("content/acme/i007.md")]);
+    assert_eq!(index_pages(&rendered), 1, "{rendered:?}");
+    fixture.write(
+        "content/acme/new.md",
+        &incident("Newest", "2024-01-01T10:00:00Z"),
+    );
+    let rendered = served.change(&[root.join("content/acme/new.md")]);
+    assert_eq!(index_pages(&rendered), 3, "{rendered:?}");
+}
