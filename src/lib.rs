@@ -10,6 +10,7 @@ pub mod config;
 pub mod content;
 pub mod diagnostics;
 pub mod import;
+pub mod insight;
 pub mod model;
 pub mod output;
 pub mod render;

@@ -308,6 +308,11 @@ impl Duration {
         self.0
     }
 
+    /// A duration of `seconds`, never negative.
+    pub fn from_seconds(seconds: i64) -> Duration {
+        Duration(seconds.max(0))
+    }
+
     /// The sum, at most `i64::MAX` seconds.
     pub fn saturating_add(self, other: Duration) -> Duration {
         Duration(self.0.saturating_add(other.0))

@@ -76,6 +76,8 @@ pub struct SummaryView {
     pub started: TimeView,
     pub resolved: Option<TimeView>,
     pub duration: Option<String>,
+    /// The incident's own downtime (SPEC §6), in seconds.
+    pub downtime_seconds: i64,
     pub ongoing: bool,
     pub latest_status: Option<String>,
 }
@@ -244,6 +246,7 @@ fn incident_view(incident: &Incident, provider: ProviderRef, base: &BaseUrl) -> 
         started: TimeView::new(incident.started),
         resolved: incident.resolved.map(TimeView::new),
         duration: incident.duration().map(|d| d.to_string()),
+        downtime_seconds: crate::insight::downtime(incident).seconds(),
         ongoing: incident.is_ongoing(),
         latest_status: incident
             .timeline()
