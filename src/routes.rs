@@ -83,6 +83,24 @@ pub fn incidents_dir(n: usize) -> String {
     }
 }
 
+/// The calendar of every day with an incident.
+pub const DAYS_DIR: &str = "days/";
+
+/// One UTC day: `days/2024-03-05/`.
+pub fn day_dir(date: chrono::NaiveDate) -> String {
+    format!("{DAYS_DIR}{}/", date.format("%Y-%m-%d"))
+}
+
+/// A provider's year: `lightstep/2024/`.
+pub fn provider_year_dir(provider: &str, year: i32) -> String {
+    format!("{provider}/{year}/")
+}
+
+/// A provider's component: `lightstep/components/us-dashboards/`.
+pub fn component_dir(provider: &str, component: &str) -> String {
+    format!("{provider}/components/{component}/")
+}
+
 /// A feed in `dir` (`""` for the site's, a provider's folder for its own).
 pub fn feed(dir: &str, format: FeedFormat) -> String {
     format!("{dir}{}", format.file_name())
@@ -94,6 +112,21 @@ pub fn api_provider(provider: &str) -> String {
 
 pub fn api_incident(provider: &str, slug: &str) -> String {
     format!("{API_DIR}{provider}/{slug}.json")
+}
+
+/// One UTC day as data: `api/v1/days/2024-03-05.json`.
+pub fn api_day(date: chrono::NaiveDate) -> String {
+    format!("{API_DIR}days/{}.json", date.format("%Y-%m-%d"))
+}
+
+/// A provider's numbers (SPEC §6) as data.
+pub fn api_stats(provider: &str) -> String {
+    format!("{API_DIR}{provider}/stats.json")
+}
+
+/// A provider's components as data.
+pub fn api_components(provider: &str) -> String {
+    format!("{API_DIR}{provider}/components.json")
 }
 
 /// The file of an alias (already a checked site path, `old/url/` or `old/page.html`).

@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use chrono::NaiveDate;
 use rayon::prelude::*;
 
 use crate::archive::{Archive, IncidentIx};
@@ -15,7 +16,7 @@ use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::model::{Incident, ProviderInfo};
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
-use crate::render::views::Views;
+use crate::render::views::{IncidentView, Views};
 use crate::render::{self, KindId, Page, Renderer};
 
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
@@ -254,7 +255,7 @@ impl Site {
         let to_render: Vec<&Page> = pages
             .iter()
             .filter(|page| {
-                dirty.touches(page)
+                dirty.touches(archive, page)
                     || (new_pages.is_some()
                         && old_kinds.get(page.path.as_str()) != Some(&page.kind))
             })
@@ -426,8 +427,13 @@ struct Dirty {
     assets: bool,
     fresh: Vec<bool>,
     /// By provider index in the new archive: its list, its description or one of its
-    /// incidents changed.
+    /// incidents changed, or the archive's latest update moved.
     providers: Vec<bool>,
+    /// By provider index in the new archive, by position in its list: whether what the
+    /// list shows there changed.
+    provider_lists: Vec<Vec<bool>>,
+    /// The UTC days on which an incident was added, removed or changed.
+    days: BTreeSet<NaiveDate>,
 }
 
 impl Dirty {
@@ -449,11 +455,13 @@ impl Dirty {
                 )
             })
             .collect();
+        let moved = before.through != after.through;
         let providers = after
             .providers
             .iter()
             .map(|p| {
-                p.incidents.iter().any(|&i| views.fresh[i])
+                moved
+                    || p.incidents.iter().any(|&i| views.fresh[i])
                     || old
                         .get(p.slug.as_str())
                         .is_none_or(|(info, name, incidents)| {
@@ -463,18 +471,47 @@ impl Dirty {
                         })
             })
             .collect();
+        // What a list shows at each position of a provider's list, before and after.
+        let old_lists: HashMap<&str, &[IncidentIx]> = before
+            .providers
+            .iter()
+            .map(|p| (p.slug.as_str(), p.incidents.as_slice()))
+            .collect();
+        let provider_lists = after
+            .providers
+            .iter()
+            .map(|p| {
+                let old = old_lists.get(p.slug.as_str()).copied().unwrap_or_default();
+                changed_positions(
+                    old.iter().map(|&i| &old_views.incidents[i]),
+                    p.incidents.iter().map(|&i| &views.incidents[i]),
+                )
+            })
+            .collect();
+        // The days of every incident that went or changed, before and after.
+        let kept: HashSet<*const Incident> = after.incidents.iter().map(Arc::as_ptr).collect();
+        let mut days = BTreeSet::new();
+        let mut add = |incident: &Incident| {
+            let (first, last) = crate::insight::days(incident);
+            days.extend(first.iter_days().take_while(|d| *d <= last));
+        };
+        for incident in &before.incidents {
+            if !kept.contains(&Arc::as_ptr(incident)) {
+                add(incident);
+            }
+        }
+        for (incident, &fresh) in after.incidents.iter().zip(&views.fresh) {
+            if fresh {
+                add(incident);
+            }
+        }
         Dirty {
             content: true,
+            provider_lists,
+            days,
             // A list changes where an incident is added, removed, moved or shows differently;
             // an edit of an update's text leaves it as it is.
-            list: (0..views.incidents.len())
-                .map(|i| {
-                    old_views.incidents.get(i).is_none_or(|old| {
-                        !Arc::ptr_eq(old, &views.incidents[i])
-                            && old.summary != views.incidents[i].summary
-                    })
-                })
-                .collect(),
+            list: changed_positions(old_views.incidents.iter(), views.incidents.iter()),
             list_shape: old_views.incidents.len() != views.incidents.len()
                 || old_views
                     .incidents
@@ -489,8 +526,8 @@ impl Dirty {
 
     /// Whether `page` must be rendered again: whether one of the inputs its kind declares
     /// ([`Kind::reads`](render::kinds::Kind::reads)) changed.
-    fn touches(&self, page: &Page) -> bool {
-        let reads = page.reads();
+    fn touches(&self, archive: &Archive, page: &Page) -> bool {
+        let reads = page.reads(archive);
         (reads.templates && self.templates)
             || (reads.assets && self.assets)
             || (reads.archive && self.content)
@@ -507,5 +544,34 @@ impl Dirty {
             || reads
                 .provider
                 .is_some_and(|p| p.get(&self.providers).is_some_and(|&dirty| dirty))
+            || reads.provider_list.is_some_and(|(p, start, end)| {
+                p.get(&self.provider_lists).is_some_and(|list| {
+                    list.get(start..end.min(list.len()))
+                        .is_some_and(|range| range.contains(&true))
+                })
+            })
+            || reads
+                .days
+                .is_some_and(|(first, last)| self.days.range(first..=last).next().is_some())
     }
+}
+
+/// By position, whether a list shows something else there: an incident added, removed,
+/// moved or shown differently (an edit of an update's text changes nothing). As long as
+/// the longer list, so a position that emptied counts too.
+fn changed_positions<'a>(
+    before: impl ExactSizeIterator<Item = &'a Arc<IncidentView>>,
+    after: impl ExactSizeIterator<Item = &'a Arc<IncidentView>>,
+) -> Vec<bool> {
+    let length = before.len().max(after.len());
+    let mut before = before.map(Some).chain(std::iter::repeat(None));
+    let mut after = after.map(Some).chain(std::iter::repeat(None));
+    (0..length)
+        .map(
+            |_| match (before.next().flatten(), after.next().flatten()) {
+                (Some(old), Some(new)) => !Arc::ptr_eq(old, new) && old.summary != new.summary,
+                _ => true,
+            },
+        )
+        .collect()
 }

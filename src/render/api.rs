@@ -47,8 +47,8 @@ fn provider_entry<'a>(provider: &'a ProviderView, base: &BaseUrl) -> ProviderEnt
         outages: provider.stats.outages,
         maintenance: provider.stats.maintenance,
         ongoing: provider.stats.ongoing,
-        total_downtime_seconds: provider.stats.total_seconds,
-        median_duration_seconds: provider.stats.median_seconds,
+        total_downtime_seconds: provider.stats.all_time.downtime_seconds,
+        median_duration_seconds: provider.stats.all_time.mttr_seconds,
         last_outage: provider.stats.last.as_ref().map(|s| s.started.iso.as_str()),
     }
 }

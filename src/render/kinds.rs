@@ -4,25 +4,39 @@
 //! changed. Adding a kind is a struct, its `impl Kind`, a line in [`KINDS`] and, for a
 //! page, its template.
 
+use chrono::Datelike;
 use tera::Context;
 
-use crate::archive::Archive;
+use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::diagnostics::Diagnostic;
+use crate::insight;
 use crate::render::theme::{AssetSource, Theme};
-use crate::render::views::{FeedLinks, IncidentView, SummaryView};
-use crate::render::{Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, sitemap};
+use crate::render::views::{FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView};
+use crate::render::{
+    Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
+};
 use crate::routes::{self, FeedFormat};
 
 /// How many finished incidents the home page lists under "Latest".
 const HOME_LATEST: usize = 20;
+
+/// How many of its latest incidents a provider's page lists; its years list them all.
+const PROVIDER_LATEST: usize = 20;
+
+/// How many years of calendar a provider's or a component's page shows (the latest).
+const PROVIDER_CALENDARS: usize = 3;
+
+/// How many busiest days the home page and the days index list.
+const BUSIEST: usize = 10;
 
 /// One kind of file of the site.
 pub trait Kind: Sync {
     /// Adds the kind's pages: each a path and the key it is rendered from.
     fn plan(&self, archive: &Archive, theme: &Theme, cname: bool, add: &mut dyn FnMut(String, Key));
 
-    /// What a page of this kind reads, besides `site.yaml`.
-    fn reads(&self, key: Key) -> Reads;
+    /// What a page of this kind reads, besides `site.yaml`, in the archive it is planned
+    /// from.
+    fn reads(&self, archive: &Archive, key: Key) -> Reads;
 
     /// The bytes of one page of this kind.
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic>;
@@ -89,6 +103,10 @@ pub static KINDS: &[&dyn Kind] = &[
         make: redirects,
     },
     &IncidentIndex,
+    &ProviderYear,
+    &ComponentPage,
+    &DayPage,
+    &DaysIndex,
 ];
 
 /// A page planned with a key its kind does not read: a bug, reported rather than a panic.
@@ -107,6 +125,8 @@ const NOTHING: Reads = Reads {
     assets: false,
     incident: None,
     provider: None,
+    provider_list: None,
+    days: None,
     archive: false,
     list: None,
 };
@@ -134,7 +154,7 @@ impl Kind for SiteFile {
         add(self.path.to_string(), Key::Site);
     }
 
-    fn reads(&self, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
         self.reads
     }
 
@@ -180,7 +200,7 @@ impl Kind for Home {
         add(routes::HOME.into(), Key::Site);
     }
 
-    fn reads(&self, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
         Reads {
             archive: true,
             ..TEMPLATED
@@ -211,6 +231,17 @@ impl Kind for Home {
             &FeedLinks::new(&r.config.base_url, ""),
             "All incidents",
         );
+        let base = &r.config.base_url;
+        ctx.insert(
+            "calendar",
+            &r.archive.days.last().map(|day| {
+                insights::site_calendar(r.archive, r.views, base, day.date.year(), "calendar")
+            }),
+        );
+        ctx.insert(
+            "busiest",
+            &insights::busiest_days(r.archive, r.views, base, BUSIEST),
+        );
         ctx.insert("ongoing", &ongoing);
         ctx.insert("latest", &latest);
         ctx.insert("providers", &r.views.providers);
@@ -230,7 +261,7 @@ impl Kind for NotFound {
         add(routes::NOT_FOUND.into(), Key::Site);
     }
 
-    fn reads(&self, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
         TEMPLATED
     }
 
@@ -261,7 +292,7 @@ impl Kind for ProviderPage {
         }
     }
 
-    fn reads(&self, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
             provider: key.provider(),
             ..TEMPLATED
@@ -273,31 +304,48 @@ impl Kind for ProviderPage {
             return Err(wrong_key(page));
         };
         let provider = &r.views.providers[i];
-        let mut years: Vec<Year> = Vec::new();
-        for &index in &r.archive.providers[i].incidents {
-            let summary = &r.views.incidents[index].summary;
-            match years.last_mut() {
-                Some(year) if year.year == summary.started.year => year.incidents.push(summary),
-                _ => years.push(Year {
-                    year: summary.started.year,
-                    incidents: vec![summary],
-                }),
-            }
-        }
+        let source = &r.archive.providers[i];
+        let base = &r.config.base_url;
+        let name = &provider.reference.name;
+        let latest: Vec<&SummaryView> = source
+            .incidents
+            .iter()
+            .take(PROVIDER_LATEST)
+            .map(|&x| &r.views.incidents[x].summary)
+            .collect();
         let description = format!(
-            "Every incident of {} in the {}.",
-            provider.reference.name, r.config.title
+            "Every incident of {name} in the {}, with its uptime and downtime.",
+            r.config.title
         );
         let mut ctx = r.html_context(
             "provider",
-            &provider.reference.name,
+            name,
             description,
             &routes::provider_dir(&provider.reference.slug),
             &provider.feeds,
-            &format!("{} incidents", provider.reference.name),
+            &format!("{name} incidents"),
         );
+        let calendar_years = &source.years[..source.years.len().min(PROVIDER_CALENDARS)];
         ctx.insert("provider", provider);
-        ctx.insert("years", &years);
+        ctx.insert("latest", &latest);
+        ctx.insert("through", &r.archive.through.map(TimeView::new));
+        ctx.insert("years", &year_links(r, i));
+        ctx.insert("components", &component_links(r, i));
+        ctx.insert(
+            "months",
+            &insights::month_charts(&source.stats, None, "months", name),
+        );
+        ctx.insert(
+            "calendars",
+            &insights::impact_calendars(
+                r.archive,
+                base,
+                &source.incidents,
+                calendar_years,
+                "calendar",
+                name,
+            ),
+        );
         r.template("provider.html", page, &ctx)
     }
 
@@ -316,9 +364,16 @@ impl Kind for IncidentPage {
         }
     }
 
-    fn reads(&self, key: Key) -> Reads {
+    fn reads(&self, archive: &Archive, key: Key) -> Reads {
+        let Some(index) = key.incident() else {
+            return TEMPLATED;
+        };
+        let (provider, position) = archive.places[index];
         Reads {
-            incident: key.incident(),
+            incident: Some(index),
+            // Its neighbours in its provider's list, and whatever overlapped it.
+            provider_list: Some((provider, position.saturating_sub(1), position + 2)),
+            days: index.get(&archive.incidents).map(|i| insight::days(i)),
             ..TEMPLATED
         }
     }
@@ -351,9 +406,21 @@ impl Kind for IncidentPage {
             ),
             &format!("{} incidents", summary.provider.name),
         );
-        // Only the incident itself: its page then depends on nothing else, so a partial
-        // rebuild knows exactly when to render it again.
+        // The incident, its neighbours and what overlapped it: what `reads` declares.
         ctx.insert("incident", incident);
+        let (newer, older) = r.archive.neighbours(i);
+        let summary_of = |x: Option<IncidentIx>| x.map(|x| &r.views.incidents[x].summary);
+        ctx.insert("newer", &summary_of(newer));
+        ctx.insert("older", &summary_of(older));
+        let (same_time, overlap_total) = insights::same_time(r.archive, r.views, i);
+        ctx.insert("same_time", &same_time);
+        ctx.insert("same_time_total", &overlap_total);
+        ctx.insert(
+            "day_path",
+            &r.config
+                .base_url
+                .path(&routes::day_dir(source.started.date_naive())),
+        );
         r.template("incident.html", page, &ctx)
     }
 
@@ -373,7 +440,7 @@ impl Kind for AliasPage {
         }
     }
 
-    fn reads(&self, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
             incident: key.incident(),
             ..TEMPLATED
@@ -418,7 +485,7 @@ impl Kind for FeedFile {
         }
     }
 
-    fn reads(&self, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
         match key.provider() {
             Some(provider) => Reads {
                 provider: Some(provider),
@@ -471,7 +538,7 @@ impl Kind for ApiProvider {
         }
     }
 
-    fn reads(&self, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
             provider: key.provider(),
             ..NOTHING
@@ -509,7 +576,7 @@ impl Kind for ApiIncident {
         }
     }
 
-    fn reads(&self, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
             incident: key.incident(),
             ..NOTHING
@@ -537,7 +604,7 @@ impl Kind for Cname {
         }
     }
 
-    fn reads(&self, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
         NOTHING
     }
 
@@ -559,7 +626,7 @@ impl Kind for Asset {
         }
     }
 
-    fn reads(&self, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
         Reads {
             assets: true,
             ..NOTHING
@@ -624,7 +691,7 @@ impl Kind for IncidentIndex {
         }
     }
 
-    fn reads(&self, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
         let start = match key {
             Key::Number(n) => n.saturating_sub(1).saturating_mul(INDEX_PAGE),
             _ => 0,
@@ -727,5 +794,354 @@ fn provider_owner(archive: &Archive, page: &Page) -> Owner {
             None => format!("the generated `{}`", page.path),
         },
         place: None,
+    }
+}
+
+/// Incidents newest first, grouped by the year they started in.
+fn by_year<'a>(summaries: impl Iterator<Item = &'a SummaryView>) -> Vec<Year<'a>> {
+    let mut years: Vec<Year> = Vec::new();
+    for summary in summaries {
+        match years.last_mut() {
+            Some(year) if year.year == summary.started.year => year.incidents.push(summary),
+            _ => years.push(Year {
+                year: summary.started.year,
+                incidents: vec![summary],
+            }),
+        }
+    }
+    years
+}
+
+#[derive(serde::Serialize)]
+struct CountLink<'a> {
+    name: std::borrow::Cow<'a, str>,
+    path: String,
+    count: usize,
+}
+
+/// A provider's years with incidents, newest first, each linking its page.
+fn year_links(r: &Renderer, i: ProviderIx) -> Vec<CountLink<'static>> {
+    let provider = &r.archive.providers[i];
+    provider
+        .years
+        .iter()
+        .map(|&year| CountLink {
+            name: year.to_string().into(),
+            path: r
+                .config
+                .base_url
+                .path(&routes::provider_year_dir(provider.slug.as_str(), year)),
+            count: provider
+                .stats
+                .years
+                .iter()
+                .find(|(y, _)| *y == year)
+                .map_or(0, |(_, period)| period.incidents),
+        })
+        .collect()
+}
+
+/// A provider's components, by name, each linking its page.
+fn component_links<'a>(r: &'a Renderer, i: ProviderIx) -> Vec<CountLink<'a>> {
+    let provider = &r.archive.providers[i];
+    let mut links: Vec<CountLink> = provider
+        .components
+        .iter()
+        .map(|component| CountLink {
+            name: component.name.as_str().into(),
+            path: r.config.base_url.path(&routes::component_dir(
+                provider.slug.as_str(),
+                component.slug.as_str(),
+            )),
+            count: component.incidents.len(),
+        })
+        .collect();
+    links.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+    links
+}
+
+/// A provider's incidents of one year, with that year's numbers, charts and calendar.
+struct ProviderYear;
+
+impl Kind for ProviderYear {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            for &year in &provider.years {
+                let dir = routes::provider_year_dir(provider.slug.as_str(), year);
+                add(routes::page(&dir), Key::Year(index, year));
+            }
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider: key.provider(),
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Year(i, year) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let provider = &r.views.providers[i];
+        let source = &r.archive.providers[i];
+        let name = &provider.reference.name;
+        let incidents: Vec<&SummaryView> = source
+            .incidents
+            .iter()
+            .map(|&x| &r.views.incidents[x].summary)
+            .filter(|summary| summary.started.year == year)
+            .collect();
+        let period = source
+            .stats
+            .years
+            .iter()
+            .find(|(y, _)| *y == year)
+            .map(|(_, period)| PeriodView::new(year.to_string(), period, None));
+        let years = year_links(r, i);
+        let position = source.years.iter().position(|&y| y == year);
+        let mut ctx = r.html_context(
+            "provider-year",
+            &format!("{name} in {year}"),
+            format!("Every incident of {name} in {year}, with its uptime and downtime."),
+            &routes::provider_year_dir(&provider.reference.slug, year),
+            &provider.feeds,
+            &format!("{name} incidents"),
+        );
+        ctx.insert("provider", provider);
+        ctx.insert("year", &year);
+        ctx.insert("year_text", &year.to_string());
+        ctx.insert("through", &r.archive.through.map(TimeView::new));
+        ctx.insert("period", &period);
+        ctx.insert("incidents", &incidents);
+        ctx.insert(
+            "newer_year",
+            &position
+                .and_then(|p| p.checked_sub(1))
+                .and_then(|p| years.get(p)),
+        );
+        ctx.insert("older_year", &position.and_then(|p| years.get(p + 1)));
+        ctx.insert("years", &years);
+        ctx.insert(
+            "months",
+            &insights::month_charts(
+                &source.stats,
+                Some(year),
+                "months",
+                &format!("{name}, {year}"),
+            ),
+        );
+        ctx.insert(
+            "calendars",
+            &insights::impact_calendars(
+                r.archive,
+                &r.config.base_url,
+                &source.incidents,
+                &[year],
+                "calendar",
+                name,
+            ),
+        );
+        r.template("provider_year.html", page, &ctx)
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
+
+/// One component of a provider: its incidents, numbers and calendar.
+struct ComponentPage;
+
+impl Kind for ComponentPage {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            for (number, component) in provider.components.iter().enumerate() {
+                let dir = routes::component_dir(provider.slug.as_str(), component.slug.as_str());
+                add(routes::page(&dir), Key::Component(index, number));
+            }
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider: key.provider(),
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Component(i, c) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let provider = &r.views.providers[i];
+        let Some(component) = r.archive.providers[i].components.get(c) else {
+            return Err(wrong_key(page));
+        };
+        let name = &provider.reference.name;
+        let title = format!("{} · {name}", component.name);
+        let stats = StatsView::new(&component.stats, &r.views.incidents, |_| None);
+        let mut years: Vec<i32> = component
+            .incidents
+            .iter()
+            .map(|&x| r.views.incidents[x].summary.started.year)
+            .collect();
+        years.dedup();
+        years.truncate(PROVIDER_CALENDARS);
+        let mut ctx = r.html_context(
+            "component",
+            &title,
+            format!(
+                "Every incident of {name} that affected {}, with its uptime and downtime.",
+                component.name
+            ),
+            &routes::component_dir(&provider.reference.slug, component.slug.as_str()),
+            &provider.feeds,
+            &format!("{name} incidents"),
+        );
+        ctx.insert("provider", provider);
+        ctx.insert("component", &component.name);
+        ctx.insert("through", &r.archive.through.map(TimeView::new));
+        ctx.insert("stats", &stats);
+        ctx.insert(
+            "groups",
+            &by_year(
+                component
+                    .incidents
+                    .iter()
+                    .map(|&x| &r.views.incidents[x].summary),
+            ),
+        );
+        ctx.insert(
+            "calendars",
+            &insights::impact_calendars(
+                r.archive,
+                &r.config.base_url,
+                &component.incidents,
+                &years,
+                "calendar",
+                &component.name,
+            ),
+        );
+        r.template("component.html", page, &ctx)
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
+
+/// Every incident of every provider active on one UTC day, on a 24-hour timeline: the
+/// view of outages that happened together.
+struct DayPage;
+
+impl Kind for DayPage {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        for day in &archive.days {
+            add(routes::page(&routes::day_dir(day.date)), Key::Day(day.date));
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            days: match key {
+                Key::Day(date) => Some((date, date)),
+                _ => None,
+            },
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Some(day) = (match page.key {
+            Key::Day(date) => r.archive.day(date),
+            _ => None,
+        }) else {
+            return Err(wrong_key(page));
+        };
+        let (entries, timeline) = insights::day(r.archive, r.views, day);
+        let date = day.date.format("%A %-d %B %Y").to_string();
+        let base = &r.config.base_url;
+        // The days before and after that have incidents: found by binary search.
+        let position = r.archive.days.partition_point(|d| d.date < day.date);
+        let link = |d: Option<&crate::archive::Day>| {
+            d.map(|d| CountLink {
+                name: d.date.to_string().into(),
+                path: base.path(&routes::day_dir(d.date)),
+                count: d.incidents.len(),
+            })
+        };
+        let mut ctx = r.html_context(
+            "day",
+            &format!("Outages on {}", day.date),
+            format!(
+                "Every incident of every provider on {date} (UTC): {} incident{} at {} provider{}.",
+                day.incidents.len(),
+                if day.incidents.len() == 1 { "" } else { "s" },
+                day.providers,
+                if day.providers == 1 { "" } else { "s" },
+            ),
+            &routes::day_dir(day.date),
+            &FeedLinks::new(base, ""),
+            "All incidents",
+        );
+        ctx.insert("date", &day.date.to_string());
+        ctx.insert("date_text", &date);
+        ctx.insert("providers", &day.providers);
+        ctx.insert("entries", &entries);
+        ctx.insert("timeline", &timeline);
+        ctx.insert(
+            "previous_day",
+            &link(position.checked_sub(1).and_then(|p| r.archive.days.get(p))),
+        );
+        ctx.insert("next_day", &link(r.archive.days.get(position + 1)));
+        r.template("day.html", page, &ctx)
+    }
+}
+
+/// The calendar of every year, and the busiest days.
+struct DaysIndex;
+
+impl Kind for DaysIndex {
+    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        add(routes::page(routes::DAYS_DIR), Key::Site);
+    }
+
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
+        Reads {
+            archive: true,
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let base = &r.config.base_url;
+        let years: Vec<i32> = match (r.archive.days.first(), r.archive.days.last()) {
+            (Some(first), Some(last)) => (first.date.year()..=last.date.year()).rev().collect(),
+            _ => Vec::new(),
+        };
+        let calendars: Vec<insights::Calendar> = years
+            .iter()
+            .map(|&year| insights::site_calendar(r.archive, r.views, base, year, "calendar"))
+            .collect();
+        let mut ctx = r.html_context(
+            "days",
+            "Every day",
+            format!(
+                "Every day of the {} with an outage, year by year, and the days when most providers were down at once.",
+                r.config.title
+            ),
+            routes::DAYS_DIR,
+            &FeedLinks::new(base, ""),
+            "All incidents",
+        );
+        ctx.insert("calendars", &calendars);
+        ctx.insert("day_total", &r.archive.days.len());
+        ctx.insert(
+            "busiest",
+            &insights::busiest_days(r.archive, r.views, base, BUSIEST * 2),
+        );
+        r.template("days.html", page, &ctx)
     }
 }

@@ -5,6 +5,7 @@ pub mod api;
 mod balance;
 pub mod feeds;
 pub mod hosting;
+mod insights;
 pub mod kinds;
 pub mod markdown;
 mod sitemap;
@@ -15,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
+use chrono::NaiveDate;
 use rayon::slice::ParallelSliceMut;
 use serde::Serialize;
 use tera::Context;
@@ -43,6 +45,12 @@ pub enum Key {
     Asset(usize),
     /// Page `n` (from 1) of a list split into pages.
     Number(usize),
+    /// A provider's year.
+    Year(ProviderIx, i32),
+    /// A provider's component, by its position in the provider's list of components.
+    Component(ProviderIx, usize),
+    /// A UTC day with incidents.
+    Day(NaiveDate),
 }
 
 impl Key {
@@ -57,7 +65,9 @@ impl Key {
     /// The provider the key names, if one.
     pub fn provider(self) -> Option<ProviderIx> {
         match self {
-            Key::Provider(p) | Key::Feed(Some(p), _) => Some(p),
+            Key::Provider(p) | Key::Feed(Some(p), _) | Key::Year(p, _) | Key::Component(p, _) => {
+                Some(p)
+            }
             _ => None,
         }
     }
@@ -79,8 +89,15 @@ pub struct Reads {
     pub assets: bool,
     /// One incident: its facts, its text and its provider's name.
     pub incident: Option<IncidentIx>,
-    /// One provider: its `_index.md` and its incidents.
+    /// One provider: its `_index.md`, its incidents and components, and the archive's
+    /// latest update, where its statistics end.
     pub provider: Option<ProviderIx>,
+    /// The incidents at these positions (`start..end`) of one provider's list, as a list
+    /// shows them: an incident's neighbours.
+    pub provider_list: Option<(ProviderIx, usize, usize)>,
+    /// Every incident active on these UTC days (first and last included), as a list shows
+    /// them, with its components.
+    pub days: Option<(NaiveDate, NaiveDate)>,
     /// The whole archive: every incident and provider, and their order.
     pub archive: bool,
     /// The incidents at these positions (`start..end`) of the list of every incident, as a
@@ -104,9 +121,9 @@ impl Page {
         KINDS[self.kind.0]
     }
 
-    /// What the page reads, as its kind declares.
-    pub fn reads(&self) -> Reads {
-        self.kind().reads(self.key)
+    /// What the page reads in `archive`, as its kind declares.
+    pub fn reads(&self, archive: &Archive) -> Reads {
+        self.kind().reads(archive, self.key)
     }
 }
 

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use chrono::{Datelike, SecondsFormat, Timelike};
 use serde::Serialize;
 
-use crate::archive::{Archive, IncidentIx, Provider};
+use crate::archive::{Archive, IncidentIx, Provider, Stats};
 use crate::config::BaseUrl;
-use crate::model::{Incident, Timestamp, Update};
+use crate::insight::Period;
+use crate::model::{Duration, Impact, Incident, Slug, Timestamp, Update};
 use crate::render::markdown;
 use crate::routes::{self, FeedFormat};
 
@@ -90,6 +91,8 @@ pub struct IncidentView {
     pub slug: String,
     pub level: Option<&'static str>,
     pub components: Vec<String>,
+    /// The components again, each with its page.
+    pub component_links: Vec<ComponentLink>,
     pub unnamed_components: u32,
     pub component_count: usize,
     pub regions: Vec<String>,
@@ -106,17 +109,156 @@ pub struct IncidentView {
     pub tag: String,
 }
 
+/// The numbers of one impact in a period.
+#[derive(Debug, Clone, Serialize)]
+pub struct TallyView {
+    pub keyword: &'static str,
+    pub label: &'static str,
+    pub count: usize,
+    /// The sum of the resolved ones' durations.
+    pub duration: String,
+    pub duration_seconds: i64,
+}
+
+/// The numbers of one period (SPEC §6), as text for pages and as numbers for machines.
+#[derive(Debug, Clone, Serialize)]
+pub struct PeriodView {
+    /// `2024`, `March 2024`, `Last 12 months`, `All time`.
+    pub label: String,
+    pub from: String,
+    pub to: String,
+    pub incidents: usize,
+    pub outages: usize,
+    pub maintenance: usize,
+    /// Every impact, worst first, maintenance last.
+    pub by_impact: Vec<TallyView>,
+    pub downtime: String,
+    pub downtime_seconds: i64,
+    /// `99.95 %`; `None` for a period of no length.
+    pub uptime: Option<String>,
+    pub uptime_percent: Option<f64>,
+    pub mttr: Option<String>,
+    pub mttr_seconds: Option<i64>,
+    /// The period's own page (a year's), if it has one.
+    pub path: Option<String>,
+}
+
+impl PeriodView {
+    pub fn new(label: String, period: &Period, path: Option<String>) -> PeriodView {
+        PeriodView {
+            label,
+            from: TimeView::new(period.from).iso,
+            to: TimeView::new(period.to).iso,
+            incidents: period.incidents,
+            outages: period.outages(),
+            maintenance: period.maintenance(),
+            by_impact: IMPACT_ORDER
+                .iter()
+                .map(|&impact| {
+                    let tally = period.tally(impact);
+                    TallyView {
+                        keyword: impact.keyword(),
+                        label: impact.label(),
+                        count: tally.count,
+                        duration: length(tally.duration),
+                        duration_seconds: tally.duration.seconds(),
+                    }
+                })
+                .collect(),
+            downtime: length(period.downtime),
+            downtime_seconds: period.downtime.seconds(),
+            uptime: period.uptime.map(uptime_text),
+            uptime_percent: period.uptime.map(|u| f64::from(u) / 100.0),
+            mttr: period.mttr.map(|d| d.to_string()),
+            mttr_seconds: period.mttr.map(|d| d.seconds()),
+            path,
+        }
+    }
+}
+
+/// Impacts as pages list them: worst first, maintenance apart at the end.
+pub const IMPACT_ORDER: [Impact; 5] = [
+    Impact::Critical,
+    Impact::Major,
+    Impact::Minor,
+    Impact::None,
+    Impact::Maintenance,
+];
+
+/// A length of time as pages show it, `0m` for none.
+pub fn length(duration: Duration) -> String {
+    if duration.seconds() == 0 {
+        "0m".to_string()
+    } else {
+        duration.to_string()
+    }
+}
+
+/// `99.95 %` from hundredths of a percent (a no-break space keeps it on one line).
+pub fn uptime_text(hundredths: u32) -> String {
+    format!("{}.{:02}\u{a0}%", hundredths / 100, hundredths % 100)
+}
+
+/// The month names, for labels.
+pub const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// A provider's or a component's record, as its page shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatsView {
     pub outages: usize,
     pub maintenance: usize,
     pub ongoing: usize,
-    pub total: Option<String>,
-    pub total_seconds: i64,
-    pub median: Option<String>,
-    pub median_seconds: Option<i64>,
+    pub all_time: PeriodView,
+    pub last_12_months: PeriodView,
+    /// Newest first, each linking its year page when it has one.
+    pub years: Vec<PeriodView>,
     pub longest: Option<SummaryView>,
     pub last: Option<SummaryView>,
+}
+
+impl StatsView {
+    /// `year_path` gives the page of a year, if there is one.
+    pub fn new(
+        stats: &Stats,
+        incidents: &[Arc<IncidentView>],
+        year_path: impl Fn(i32) -> Option<String>,
+    ) -> StatsView {
+        let summary = |index: Option<IncidentIx>| index.map(|i| incidents[i].summary.clone());
+        StatsView {
+            outages: stats.all_time.outages(),
+            maintenance: stats.all_time.maintenance(),
+            ongoing: stats.ongoing,
+            all_time: PeriodView::new("All time".into(), &stats.all_time, None),
+            last_12_months: PeriodView::new("Last 12 months".into(), &stats.last_12_months, None),
+            years: stats
+                .years
+                .iter()
+                .map(|(year, period)| PeriodView::new(year.to_string(), period, year_path(*year)))
+                .collect(),
+            longest: summary(stats.longest),
+            last: summary(stats.last),
+        }
+    }
+}
+
+/// A component chip: its name, and its page when the name makes a slug.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComponentLink {
+    pub name: String,
+    pub path: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -257,6 +399,19 @@ fn incident_view(incident: &Incident, provider: ProviderRef, base: &BaseUrl) -> 
         slug: incident.slug.to_string(),
         level: incident.level.map(|l| l.keyword()),
         components: incident.components.clone(),
+        component_links: incident
+            .components
+            .iter()
+            .map(|name| ComponentLink {
+                name: name.clone(),
+                path: Slug::from_name(name).ok().map(|slug| {
+                    base.path(&routes::component_dir(
+                        incident.provider.as_str(),
+                        slug.as_str(),
+                    ))
+                }),
+            })
+            .collect(),
         unnamed_components: incident.unnamed_components,
         component_count: incident.component_count(),
         regions: incident.regions.clone(),
@@ -295,8 +450,6 @@ fn provider_view(
 ) -> ProviderView {
     let dir = routes::provider_dir(provider.slug.as_str());
     let url = base.url(&dir);
-    let stats = &provider.stats;
-    let summary = |index: Option<IncidentIx>| index.map(|i| incidents[i].summary.clone());
     ProviderView {
         reference: ProviderRef {
             slug: provider.slug.to_string(),
@@ -316,17 +469,12 @@ fn provider_view(
             .as_deref()
             .map(|d| markdown::to_html(d, &url))
             .unwrap_or_default(),
-        stats: StatsView {
-            outages: stats.outages,
-            maintenance: stats.maintenance,
-            ongoing: stats.ongoing,
-            total: (stats.total.seconds() > 0).then(|| stats.total.to_string()),
-            total_seconds: stats.total.seconds(),
-            median: stats.median.map(|d| d.to_string()),
-            median_seconds: stats.median.map(|d| d.seconds()),
-            longest: summary(stats.longest),
-            last: summary(stats.last),
-        },
+        stats: StatsView::new(&provider.stats, incidents, |year| {
+            provider
+                .years
+                .contains(&year)
+                .then(|| base.path(&routes::provider_year_dir(provider.slug.as_str(), year)))
+        }),
         feeds: FeedLinks::new(base, &dir),
         incident_count: provider.incidents.len(),
     }

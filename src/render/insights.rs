@@ -1,0 +1,409 @@
+//! What the insight pages show, made from the archive: month series, calendars, a day's
+//! timeline, the busiest days and the incidents that overlapped one. Each is plain data for
+//! the templates plus, for a chart, its SVG from [`charts`]; the numbers themselves come
+//! from [`crate::insight`], defined once.
+
+use std::collections::BTreeMap;
+
+use chrono::{Datelike, NaiveDate};
+use serde::Serialize;
+
+use crate::archive::{Archive, Day, IncidentIx, Stats};
+use crate::config::BaseUrl;
+use crate::insight;
+use crate::model::{Impact, Incident};
+use crate::render::charts::{self, DayCell, MonthCount, MonthDowntime, Shade, TimelineBar};
+use crate::render::views::{self, IMPACT_ORDER, MONTHS, SummaryView, Views};
+use crate::routes;
+
+/// The most months a provider's page charts.
+pub const CHART_MONTHS: usize = 36;
+
+/// How many incidents a calendar cell's tooltip names before "and N more".
+const TITLE_NAMES: usize = 4;
+
+/// One month of a chart, as its table beside the chart lists it.
+#[derive(Serialize)]
+pub struct MonthRow {
+    pub label: String,
+    /// Counts in [`IMPACT_ORDER`].
+    pub counts: Vec<usize>,
+    pub incidents: usize,
+    pub downtime: String,
+    pub uptime: Option<String>,
+}
+
+/// The two month charts of a page and the table of their numbers.
+#[derive(Serialize)]
+pub struct MonthCharts {
+    pub incidents_svg: String,
+    pub downtime_svg: String,
+    pub rows: Vec<MonthRow>,
+    /// The impacts, in the table's column order.
+    pub impacts: Vec<&'static str>,
+}
+
+/// The months of `stats` (at most the last [`CHART_MONTHS`], or those of one `year`) as
+/// charts with ids starting `id`.
+pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -> MonthCharts {
+    let months: Vec<&((i32, u32), insight::Period)> = match year {
+        Some(year) => stats.months.iter().filter(|(m, _)| m.0 == year).collect(),
+        None => {
+            let skip = stats.months.len().saturating_sub(CHART_MONTHS);
+            stats.months[skip..].iter().collect()
+        }
+    };
+    let label = |(y, m): (i32, u32)| format!("{} {y}", MONTHS[(m as usize - 1) % 12]);
+    let short = |m: u32| MONTHS[(m as usize - 1) % 12][..3].to_string();
+    let counts: Vec<MonthCount> = months
+        .iter()
+        .map(|&&(month, ref period)| MonthCount {
+            label: label(month),
+            short: short(month.1),
+            year: month.0,
+            counts: Impact::ALL.map(|impact| period.tally(impact).count as u32),
+        })
+        .collect();
+    let downtime: Vec<MonthDowntime> = months
+        .iter()
+        .map(|&&(month, ref period)| MonthDowntime {
+            label: label(month),
+            short: short(month.1),
+            year: month.0,
+            seconds: period.downtime.seconds(),
+            text: views::length(period.downtime),
+        })
+        .collect();
+    MonthCharts {
+        incidents_svg: charts::incidents_per_month(
+            &format!("{id}-incidents"),
+            &format!("Incidents per month, {subject}"),
+            &counts,
+        ),
+        downtime_svg: charts::downtime_per_month(
+            &format!("{id}-downtime"),
+            &format!("Downtime per month, {subject}"),
+            &downtime,
+        ),
+        rows: months
+            .iter()
+            .rev()
+            .map(|&&(month, ref period)| MonthRow {
+                label: label(month),
+                counts: IMPACT_ORDER
+                    .iter()
+                    .map(|&impact| period.tally(impact).count)
+                    .collect(),
+                incidents: period.incidents,
+                downtime: views::length(period.downtime),
+                uptime: period.uptime.map(views::uptime_text),
+            })
+            .collect(),
+        impacts: IMPACT_ORDER.iter().map(|i| i.label()).collect(),
+    }
+}
+
+/// The legend of a calendar coloured by impact.
+const IMPACT_LEGEND: [(Shade, &str); 5] = [
+    (Shade::Impact(Impact::Critical), "Major outage"),
+    (Shade::Impact(Impact::Major), "Partial outage"),
+    (Shade::Impact(Impact::Minor), "Degraded performance"),
+    (Shade::Impact(Impact::None), "No impact"),
+    (Shade::Impact(Impact::Maintenance), "Maintenance"),
+];
+
+/// One calendar of a page.
+#[derive(Serialize)]
+pub struct Calendar {
+    pub year: i32,
+    pub svg: String,
+    /// How many days of the year had something.
+    pub days: usize,
+}
+
+/// Calendars of `years` for the incidents `list` (a provider's or a component's): each
+/// day coloured by the worst impact active then, linking that day's page.
+pub fn impact_calendars(
+    archive: &Archive,
+    base: &BaseUrl,
+    list: &[IncidentIx],
+    years: &[i32],
+    id: &str,
+    subject: &str,
+) -> Vec<Calendar> {
+    let mut days: BTreeMap<NaiveDate, Vec<&Incident>> = BTreeMap::new();
+    for &index in list {
+        let incident = &archive.incidents[index];
+        let (first, last) = insight::days(incident);
+        if !years.iter().any(|&y| first.year() <= y && y <= last.year()) {
+            continue;
+        }
+        for date in first.iter_days().take_while(|d| *d <= last) {
+            if years.contains(&date.year()) {
+                days.entry(date).or_default().push(incident);
+            }
+        }
+    }
+    years
+        .iter()
+        .map(|&year| {
+            let cells: Vec<DayCell> = days
+                .range(year_range(year))
+                .map(|(&date, incidents)| {
+                    let worst = incidents
+                        .iter()
+                        .map(|i| i.impact)
+                        .max_by_key(|&i| insight::severity(i))
+                        .unwrap_or(Impact::None);
+                    DayCell {
+                        date,
+                        shade: Shade::Impact(worst),
+                        href: base.path(&routes::day_dir(date)),
+                        title: day_title(date, incidents.iter().map(|i| (i.impact, &*i.title))),
+                    }
+                })
+                .collect();
+            Calendar {
+                year,
+                days: cells.len(),
+                svg: charts::calendar(
+                    &format!("{id}-{year}"),
+                    &format!("{subject}: incidents by day in {year}"),
+                    year,
+                    &cells,
+                    &IMPACT_LEGEND,
+                ),
+            }
+        })
+        .collect()
+}
+
+fn year_range(year: i32) -> std::ops::RangeInclusive<NaiveDate> {
+    let first = NaiveDate::from_ymd_opt(year, 1, 1).unwrap_or(NaiveDate::MIN);
+    let last = NaiveDate::from_ymd_opt(year, 12, 31).unwrap_or(NaiveDate::MAX);
+    first..=last
+}
+
+/// `2024-03-05: Major outage — API errors; …` with at most [`TITLE_NAMES`] names.
+fn day_title<'a>(
+    date: NaiveDate,
+    incidents: impl ExactSizeIterator<Item = (Impact, &'a str)>,
+) -> String {
+    let total = incidents.len();
+    let mut title = format!("{date}: ");
+    for (n, (impact, name)) in incidents.take(TITLE_NAMES).enumerate() {
+        if n > 0 {
+            title.push_str("; ");
+        }
+        title.push_str(impact.label());
+        title.push_str(" — ");
+        title.push_str(name);
+    }
+    if total > TITLE_NAMES {
+        title.push_str(&format!("; and {} more", total - TITLE_NAMES));
+    }
+    title
+}
+
+/// The site's calendar of `year`: each day coloured by how many providers had an incident
+/// (maintenance aside).
+pub fn site_calendar(
+    archive: &Archive,
+    views: &Views,
+    base: &BaseUrl,
+    year: i32,
+    id: &str,
+) -> Calendar {
+    let range = year_range(year);
+    let cells: Vec<DayCell> = archive
+        .days_between(*range.start(), *range.end())
+        .iter()
+        .filter(|day| day.providers > 0)
+        .map(|day| DayCell {
+            date: day.date,
+            shade: Shade::Level(day.providers.min(4) as u8),
+            href: base.path(&routes::day_dir(day.date)),
+            title: format!(
+                "{}: {} provider{} affected — {}",
+                day.date,
+                day.providers,
+                if day.providers == 1 { "" } else { "s" },
+                provider_names(day, archive, views, TITLE_NAMES)
+            ),
+        })
+        .collect();
+    Calendar {
+        year,
+        days: cells.len(),
+        svg: charts::calendar(
+            &format!("{id}-{year}"),
+            &format!("Providers with incidents by day in {year}"),
+            year,
+            &cells,
+            &[
+                (Shade::Level(1), "1 provider"),
+                (Shade::Level(2), "2"),
+                (Shade::Level(3), "3"),
+                (Shade::Level(4), "4 or more"),
+            ],
+        ),
+    }
+}
+
+/// The names of the providers with an incident (not maintenance) on a day, at most `n`.
+fn provider_names(day: &Day, archive: &Archive, views: &Views, n: usize) -> String {
+    let mut names: Vec<&str> = day
+        .incidents
+        .iter()
+        .filter(|&&i| archive.incidents[i].impact != Impact::Maintenance)
+        .map(|&i| views.incidents[i].summary.provider.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let more = names.len().saturating_sub(n);
+    let mut text = names[..names.len().min(n)].join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
+/// A day of many providers' incidents, for "busiest days".
+#[derive(Serialize)]
+pub struct BusyDay {
+    pub date: String,
+    pub path: String,
+    pub providers: usize,
+    pub incidents: usize,
+    /// The providers, by name.
+    pub names: String,
+}
+
+/// The `n` days with the most providers affected (maintenance aside), most first; among
+/// equals, the most incidents, then the newest.
+pub fn busiest_days(archive: &Archive, views: &Views, base: &BaseUrl, n: usize) -> Vec<BusyDay> {
+    let mut days: Vec<&Day> = archive.days.iter().filter(|d| d.providers > 1).collect();
+    let key = |d: &Day| (d.providers, d.incidents.len(), d.date);
+    days.sort_unstable_by(|a, b| key(b).cmp(&key(a)));
+    days.truncate(n);
+    days.into_iter()
+        .map(|day| BusyDay {
+            date: day.date.to_string(),
+            path: base.path(&routes::day_dir(day.date)),
+            providers: day.providers,
+            incidents: day.incidents.len(),
+            names: provider_names(day, archive, views, 6),
+        })
+        .collect()
+}
+
+/// An incident of a day, with when it was active that day.
+#[derive(Serialize)]
+pub struct DayEntry<'a> {
+    pub item: &'a SummaryView,
+    /// `17:58–21:22 UTC`, `from the day before – 04:10 UTC`.
+    pub when: String,
+}
+
+/// A day's incidents, by start time, and their 24-hour timeline.
+pub fn day<'a>(archive: &Archive, views: &'a Views, day: &Day) -> (Vec<DayEntry<'a>>, String) {
+    let midnight = insight::midnight(day.date);
+    let minute = |t: crate::model::Timestamp| -> u32 {
+        ((t - midnight).num_minutes()).clamp(0, 1440) as u32
+    };
+    let clock = |t: crate::model::Timestamp| views::TimeView::new(t).text[11..16].to_string();
+    let mut entries = Vec::with_capacity(day.incidents.len());
+    let mut bars = Vec::with_capacity(day.incidents.len());
+    for &index in &day.incidents {
+        let incident = &archive.incidents[index];
+        let summary = &views.incidents[index].summary;
+        let end = insight::end(incident);
+        let from_before = incident.started < midnight;
+        let goes_on = minute(end) >= 1440 && end > midnight + chrono::TimeDelta::days(1);
+        let start_text = if from_before {
+            "from the day before".to_string()
+        } else {
+            clock(incident.started)
+        };
+        let end_text = match (goes_on, incident.is_ongoing()) {
+            (true, _) => "into the next day".to_string(),
+            (false, true) => format!("{} UTC, ongoing", clock(end)),
+            (false, false) => format!("{} UTC", clock(end)),
+        };
+        let when = format!("{start_text} – {end_text}");
+        bars.push(TimelineBar {
+            label: format!("{} — {}", summary.provider.name, summary.title),
+            href: summary.path.clone(),
+            impact: incident.impact,
+            start_minute: minute(incident.started),
+            end_minute: minute(end),
+            from_before,
+            goes_on,
+            when: when.clone(),
+        });
+        entries.push(DayEntry {
+            item: summary,
+            when,
+        });
+    }
+    let svg = charts::day_timeline(
+        "day",
+        &format!("Incidents on {}, hour by hour (UTC)", day.date),
+        &bars,
+    );
+    (entries, svg)
+}
+
+/// Another provider's incident that overlapped one.
+#[derive(Serialize)]
+pub struct Overlap<'a> {
+    pub item: &'a SummaryView,
+    /// How long the two overlapped: `1h 10m`.
+    pub overlap: String,
+}
+
+/// How many overlapping incidents an incident page names.
+pub const SAME_TIME: usize = 10;
+
+/// Other providers' incidents that overlapped `index`, longest overlap first, at most
+/// [`SAME_TIME`]; and how many there were in all. Only the days the incident touched
+/// are looked at.
+pub fn same_time<'a>(
+    archive: &Archive,
+    views: &'a Views,
+    index: IncidentIx,
+) -> (Vec<Overlap<'a>>, usize) {
+    let incident = &archive.incidents[index];
+    let (first, last) = insight::days(incident);
+    let (start, end) = (incident.started, insight::end(incident));
+    let mut candidates: Vec<IncidentIx> = archive
+        .days_between(first, last)
+        .iter()
+        .flat_map(|day| day.incidents.iter().copied())
+        .filter(|&other| archive.incidents[other].provider != incident.provider)
+        .collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let mut overlaps: Vec<(i64, IncidentIx)> = candidates
+        .into_iter()
+        .filter_map(|other| {
+            let o = &archive.incidents[other];
+            let (o_start, o_end) = (o.started, insight::end(o));
+            let shared = (end.min(o_end) - start.max(o_start)).num_seconds();
+            // Overlapping time, or an instant inside the other's span.
+            let instant = (start == end || o_start == o_end) && shared == 0;
+            (shared > 0 || instant).then_some((shared, other))
+        })
+        .collect();
+    let total = overlaps.len();
+    overlaps.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    overlaps.truncate(SAME_TIME);
+    let list = overlaps
+        .into_iter()
+        .map(|(seconds, other)| Overlap {
+            item: &views.incidents[other].summary,
+            overlap: views::length(crate::model::Duration::from_seconds(seconds)),
+        })
+        .collect();
+    (list, total)
+}
