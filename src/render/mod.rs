@@ -3,6 +3,7 @@
 
 pub mod api;
 mod balance;
+pub mod charts;
 pub mod feeds;
 pub mod hosting;
 mod insights;

@@ -1,0 +1,1574 @@
+//! Inline SVG charts for the default theme, hand-rolled, no JavaScript: incidents and
+//! downtime per month, a year's calendar of days and one day's 24-hour timeline.
+//!
+//! Each function returns one `<svg>` element as a string, ready to go into a page as is.
+//! Colours come from CSS classes only (`.chart .i-major` … in `static/style.css`, which
+//! switch for dark mode), never colour alone: impacts also get a pattern, every chart has
+//! a legend with words, a `<title>` and a `<desc>`, and every element a tooltip. All text
+//! is escaped (titles come from third-party status pages), every id is prefixed by the
+//! chart's `id`, and the output only depends on the input.
+
+use std::fmt::Write;
+
+use chrono::{Datelike, NaiveDate};
+
+use crate::model::{Duration, Impact};
+
+/// One month of the incidents chart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MonthCount {
+    /// Long label, for titles and the desc: "March 2024".
+    pub label: String,
+    /// Axis label: "Mar"; the chart adds the year under each January and under the first month.
+    pub short: String,
+    pub year: i32,
+    /// Incidents that started this month, by impact, in the order of `Impact::ALL`
+    /// (none, minor, major, critical, maintenance).
+    pub counts: [u32; 5],
+}
+
+/// One month of the downtime chart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MonthDowntime {
+    /// Long label, for titles and the desc: "March 2024".
+    pub label: String,
+    /// Axis label: "Mar".
+    pub short: String,
+    pub year: i32,
+    pub seconds: i64,
+    /// "2h 10m" or "0m"
+    pub text: String,
+}
+
+/// What a calendar cell shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shade {
+    Impact(Impact),
+    /// 1..=4 (values above 4 draw as 4).
+    Level(u8),
+}
+
+/// One day with something on it. Days not given are drawn as empty cells (class lvl-0), not links.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayCell {
+    pub date: NaiveDate,
+    pub shade: Shade,
+    /// Link to the day's page.
+    pub href: String,
+    /// Tooltip: the date and what happened, e.g. "2024-03-05: Major outage — API errors; Partial outage — Slow pushes"
+    pub title: String,
+}
+
+/// One incident on the 24-hour timeline of a day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimelineBar {
+    /// "Provider — Incident title"
+    pub label: String,
+    /// Link to the incident page.
+    pub href: String,
+    pub impact: Impact,
+    /// Minutes since 00:00 UTC of the day, 0..=1440, start <= end (the caller clips).
+    pub start_minute: u32,
+    pub end_minute: u32,
+    /// The incident began before this day / goes on after it (draw an arrow or a fade at that edge).
+    pub from_before: bool,
+    pub goes_on: bool,
+    /// "17:58–21:22 UTC" or "from the day before – 04:10 UTC", for the title.
+    pub when: String,
+}
+
+/// Font size of all text, in viewBox units (the `font-size` of the `<svg>`).
+const FONT: f64 = 12.0;
+/// The calendar's smaller text, to fit its 11-unit rows.
+const CAL_FONT: f64 = 11.0;
+/// viewBox width of the month charts and the timeline: at 12-unit text, about 11 px text
+/// on a 390 px phone (CSS caps the width on large screens).
+const WIDTH: f64 = 380.0;
+/// Bottom to top in a stacked bar: the worst first, so it is never hidden.
+const STACK: [Impact; 5] = [
+    Impact::Critical,
+    Impact::Major,
+    Impact::Minor,
+    Impact::None,
+    Impact::Maintenance,
+];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Incidents per month as stacked bars by impact (critical at the bottom, then major, minor, none, maintenance on top), a y axis with 3–5 integer ticks, and a legend with words. Each bar has a `<title>` like "March 2024: 3 incidents — 1 major outage, 2 partial outage" (list only non-zero impacts, by label in lowercase). Empty input: return an SVG saying "No incidents" is NOT needed — return an empty String.
+pub fn incidents_per_month(id: &str, title: &str, months: &[MonthCount]) -> String {
+    let (Some(first), Some(last)) = (months.first(), months.last()) else {
+        return String::new();
+    };
+    let totals: Vec<u32> = months.iter().map(|m| m.counts.iter().sum()).collect();
+    let total: u64 = totals.iter().map(|&t| u64::from(t)).sum();
+    let desc = if total == 0 {
+        format!("Incidents {}: none.", span(&first.label, &last.label))
+    } else if months.len() == 1 {
+        format!("Incidents in {}: {total}.", first.label)
+    } else {
+        let (most, top) = busiest(&totals);
+        format!(
+            "Incidents per month from {} to {}: {total} in total, most in {} ({top}).",
+            first.label, last.label, months[most].label
+        )
+    };
+    let max = totals.iter().copied().max().unwrap_or(0);
+    let (step, steps) = ticks(f64::from(max), &[1.0, 2.0, 5.0]);
+    let y_ticks: Vec<String> = (0..=steps).map(|k| num(step * f64::from(k))).collect();
+    let present: Vec<Impact> = STACK
+        .into_iter()
+        .filter(|&impact| months.iter().any(|m| m.counts[slot(impact)] > 0))
+        .collect();
+    let legend: Vec<(Swatch, String)> = present
+        .iter()
+        .map(|&impact| (Swatch::Pattern(impact), words(impact).to_owned()))
+        .collect();
+    let axis: Vec<(&str, i32)> = months.iter().map(|m| (m.short.as_str(), m.year)).collect();
+    let chart = MonthChart {
+        id,
+        kind: "months",
+        title,
+        desc: &desc,
+        axis: &axis,
+        y_ticks: &y_ticks,
+        defs: patterns(id, &present),
+        legend: &legend,
+    };
+    chart.render(|frame, i, out| {
+        let month = &months[i];
+        let _ = write!(
+            out,
+            "<g class=\"bar\"><title>{}</title>",
+            esc(&month_tip(month))
+        );
+        frame.hit(i, out);
+        let mut base = frame.bottom();
+        for impact in STACK {
+            let count = month.counts[slot(impact)];
+            if count == 0 {
+                continue;
+            }
+            let h = f64::from(count) / (step * f64::from(steps)) * frame.ph;
+            // A hairline between segments, when there is room for it.
+            let gap = if h > 3.0 { 1.0 } else { 0.0 };
+            impact_shape(
+                out,
+                id,
+                impact,
+                frame.bar_x(i),
+                base - h + gap,
+                frame.bar_w(),
+                h - gap,
+            );
+            base -= h;
+        }
+        out.push_str("</g>");
+    })
+}
+
+/// Downtime per month as bars (class i-critical), a y axis in hours or minutes (pick the unit from the max: < 2h → minutes, else hours; ticks at round values), each bar with a `<title>` "March 2024: 2h 10m of downtime". Empty input → empty String.
+pub fn downtime_per_month(id: &str, title: &str, months: &[MonthDowntime]) -> String {
+    let (Some(first), Some(last)) = (months.first(), months.last()) else {
+        return String::new();
+    };
+    let seconds: Vec<i64> = months.iter().map(|m| m.seconds.max(0)).collect();
+    let total = seconds.iter().fold(0i64, |sum, &s| sum.saturating_add(s));
+    let desc = if total == 0 {
+        format!("Downtime {}: none.", span(&first.label, &last.label))
+    } else if months.len() == 1 {
+        format!("Downtime in {}: {}.", first.label, first.text)
+    } else {
+        let (most, _) = busiest(&seconds);
+        format!(
+            "Downtime per month from {} to {}: {} in total, most in {} ({}).",
+            first.label,
+            last.label,
+            Duration::from_seconds(total),
+            months[most].label,
+            months[most].text
+        )
+    };
+    let max = seconds.iter().copied().max().unwrap_or(0);
+    let (unit, suffix, bases): (f64, &str, &[f64]) = if max < 2 * 3600 {
+        (60.0, "m", &[1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0])
+    } else {
+        (3600.0, "h", &[1.0, 2.0, 3.0, 6.0, 12.0, 24.0])
+    };
+    let (step, steps) = ticks(max as f64 / unit, bases);
+    let top = step * f64::from(steps) * unit;
+    let y_ticks: Vec<String> = (0..=steps)
+        .map(|k| match k {
+            0 => "0".to_owned(),
+            k => format!("{}{suffix}", num(step * f64::from(k))),
+        })
+        .collect();
+    let legend = [(Swatch::Class("i-critical"), "Downtime".to_owned())];
+    let axis: Vec<(&str, i32)> = months.iter().map(|m| (m.short.as_str(), m.year)).collect();
+    let chart = MonthChart {
+        id,
+        kind: "downtime",
+        title,
+        desc: &desc,
+        axis: &axis,
+        y_ticks: &y_ticks,
+        defs: String::new(),
+        legend: &legend,
+    };
+    chart.render(|frame, i, out| {
+        let month = &months[i];
+        let tip = format!("{}: {} of downtime", month.label, month.text);
+        let _ = write!(out, "<g class=\"bar\"><title>{}</title>", esc(&tip));
+        frame.hit(i, out);
+        if seconds[i] > 0 {
+            // At least a sliver, so a minute of downtime is not read as none.
+            let h = (seconds[i] as f64 / top * frame.ph).max(1.5);
+            let _ = write!(
+                out,
+                r#"<rect class="i-critical" x="{}" y="{}" width="{}" height="{}"/>"#,
+                num(frame.bar_x(i)),
+                num(frame.bottom() - h),
+                num(frame.bar_w()),
+                num(h)
+            );
+        }
+        out.push_str("</g>");
+    })
+}
+
+/// A GitHub-contribution-style calendar of one UTC year: 7 rows (Monday first, label Mon/Wed/Fri), one column per week, month labels on top. Each given day is `<a href=…><rect class=…><title>…</title></rect></a>` (title inside the rect or the a — it must be what a screen reader/tooltip shows); other days of the year are plain `<rect class="lvl-0">` without a link or title; cells for days outside the year are not drawn. `legend` is the list of (Shade, words) to draw as a legend below (e.g. [(Impact(Critical),"Major outage"), …] or [(Level(1),"1 provider"), …, (Level(4),"4+ providers")]). `cells` may be unsorted and may contain dates of other years (ignore those).
+///
+/// When two cells share a date, the first one given is drawn. The day rects are the
+/// children of `<g class="days">`, in date order.
+pub fn calendar(
+    id: &str,
+    title: &str,
+    year: i32,
+    cells: &[DayCell],
+    legend: &[(Shade, &str)],
+) -> String {
+    const CELL: f64 = 11.0;
+    const PITCH: f64 = 13.0;
+    const LEFT: f64 = 30.0;
+    const TOP: f64 = 18.0;
+    let (Some(jan1), Some(next)) = (
+        NaiveDate::from_ymd_opt(year, 1, 1),
+        NaiveDate::from_ymd_opt(year + 1, 1, 1),
+    ) else {
+        return String::new();
+    };
+    let days = (next - jan1).num_days() as usize;
+    let offset = jan1.weekday().num_days_from_monday() as usize;
+    let place = |day: usize| {
+        let at = day + offset;
+        (
+            LEFT + (at / 7) as f64 * PITCH,
+            TOP + (at % 7) as f64 * PITCH,
+        )
+    };
+    let columns = (days - 1 + offset) / 7 + 1;
+    let mut by_day: Vec<Option<&DayCell>> = vec![None; days];
+    for cell in cells.iter().filter(|cell| cell.date.year() == year) {
+        by_day[cell.date.ordinal0() as usize].get_or_insert(cell);
+    }
+    let marked = by_day.iter().flatten().count();
+    let desc = format!(
+        "{marked} {} with incidents in {year}.",
+        if marked == 1 { "day" } else { "days" }
+    );
+
+    let mut body = String::new();
+    for (month, name) in MONTHS.iter().enumerate() {
+        let Some(first) = NaiveDate::from_ymd_opt(year, month as u32 + 1, 1) else {
+            continue;
+        };
+        let (x, _) = place(first.ordinal0() as usize);
+        let _ = write!(
+            body,
+            r#"<text class="label" x="{}" y="12">{name}</text>"#,
+            num(x)
+        );
+    }
+    for (row, name) in [(0, "Mon"), (2, "Wed"), (4, "Fri")] {
+        let y = TOP + f64::from(row) * PITCH + 9.0;
+        let _ = write!(
+            body,
+            r#"<text class="label" x="{}" y="{}" text-anchor="end">{name}</text>"#,
+            num(LEFT - 4.0),
+            num(y)
+        );
+    }
+    body.push_str(r#"<g class="days">"#);
+    for (day, cell) in by_day.iter().enumerate() {
+        let (x, y) = place(day);
+        let rect = format!(
+            r#"x="{}" y="{}" width="{CELL}" height="{CELL}" rx="2""#,
+            num(x),
+            num(y)
+        );
+        match cell {
+            Some(cell) => {
+                let _ = write!(
+                    body,
+                    r#"<a href="{}"><rect class="{}" {rect}><title>{}</title></rect></a>"#,
+                    esc(&cell.href),
+                    shade_class(cell.shade),
+                    esc(&cell.title)
+                );
+            }
+            None => {
+                let _ = write!(body, r#"<rect class="lvl-0" {rect}/>"#);
+            }
+        }
+    }
+    body.push_str("</g>");
+    let width = LEFT + columns as f64 * PITCH - 2.0 + 4.0;
+    let legend: Vec<(Swatch, String)> = legend
+        .iter()
+        .map(|&(shade, words)| (Swatch::Class(shade_class(shade)), words.to_owned()))
+        .collect();
+    let legend_top = TOP + 7.0 * PITCH + 8.0;
+    // Wrapped to the first 340 units, so it shows on a phone without scrolling.
+    let (keys, keys_height) = legend_keys(id, &legend, LEFT, legend_top, LEFT + 340.0, CAL_FONT);
+    body.push_str(&keys);
+    let height = legend_top + keys_height + 2.0;
+    svg(
+        id, "calendar", title, &desc, width, height, CAL_FONT, "", &body,
+    )
+}
+
+/// A 24-hour timeline: x axis 00:00…24:00 with ticks every 3 hours (labels "00", "03", … "24", and "UTC"), one row per bar in the given order, each bar an `<a href>` around a `<rect class="i-…">` of at least 2 units wide (so a 1-minute incident is visible) with a `<title>` "label — impact label, when", and the label written as text on the row (truncated to fit with an ellipsis, full text in the title). Rows tall enough to read on a phone (the SVG grows in height with the number of bars). Empty input → empty String.
+///
+/// Each row is one link: its label above its bar, over the row's whole width, so it is
+/// a big enough target for a thumb. With more than 4 rows the hours are repeated below.
+pub fn day_timeline(id: &str, title: &str, bars: &[TimelineBar]) -> String {
+    const LEFT: f64 = 10.0;
+    const RIGHT: f64 = 34.0;
+    const TOP: f64 = 20.0;
+    const ROW: f64 = 36.0;
+    const BAR: f64 = 12.0;
+    if bars.is_empty() {
+        return String::new();
+    }
+    let plot = WIDTH - LEFT - RIGHT;
+    let x_of = |minute: u32| LEFT + f64::from(minute.min(1440)) / 1440.0 * plot;
+    let rows_end = TOP + bars.len() as f64 * ROW;
+    let desc = format!(
+        "{} {} on this day.",
+        bars.len(),
+        if bars.len() == 1 {
+            "incident"
+        } else {
+            "incidents"
+        }
+    );
+
+    let mut body = String::new();
+    let hours = |body: &mut String, baseline: f64| {
+        for hour in (0..=24).step_by(3) {
+            let _ = write!(
+                body,
+                r#"<text class="label" x="{}" y="{}" text-anchor="middle">{hour:02}</text>"#,
+                num(x_of(hour * 60)),
+                num(baseline)
+            );
+        }
+        let _ = write!(
+            body,
+            r#"<text class="label" x="{}" y="{}">UTC</text>"#,
+            num(LEFT + plot + 10.0),
+            num(baseline)
+        );
+    };
+    hours(&mut body, 13.0);
+    // Characters that fit on a row, at about 0.6 em each.
+    let fits = ((WIDTH - LEFT - 4.0) / (0.6 * FONT)).floor() as usize;
+    for (row, bar) in bars.iter().enumerate() {
+        let top = TOP + row as f64 * ROW;
+        let bar_top = top + 19.0;
+        let tip = format!("{} — {}, {}", bar.label, words(bar.impact), bar.when);
+        let _ = write!(
+            body,
+            r#"<a href="{}"><title>{}</title><rect x="0" y="{}" width="{WIDTH}" height="{ROW}" fill="none" pointer-events="all"/><text class="label row-label" x="{LEFT}" y="{}">{}</text><rect class="track" x="{LEFT}" y="{}" width="{}" height="{BAR}"/>"#,
+            esc(&bar.href),
+            esc(&tip),
+            num(top),
+            num(top + 14.0),
+            esc(&truncate(&bar.label, fits)),
+            num(bar_top),
+            num(plot)
+        );
+        // The hours' lines across the track only, clear of the label.
+        for hour in (0..=24).step_by(3) {
+            let class = if hour % 24 == 0 { "axis" } else { "grid" };
+            let x = num(x_of(hour * 60));
+            let _ = write!(
+                body,
+                r#"<line class="{class}" x1="{x}" x2="{x}" y1="{}" y2="{}"/>"#,
+                num(bar_top - 3.0),
+                num(bar_top + BAR + 3.0)
+            );
+        }
+        let start = bar.start_minute.min(bar.end_minute).min(1440);
+        let w = (x_of(bar.end_minute) - x_of(start)).max(2.0);
+        let x = x_of(start).min(LEFT + plot - 2.0);
+        impact_shape(&mut body, id, bar.impact, x, bar_top, w, BAR);
+        let (mid, half) = (bar_top + BAR / 2.0, BAR / 2.0 + 1.0);
+        if bar.from_before {
+            let _ = write!(
+                body,
+                r#"<path class="{}" d="M{} {}L{} {}L{} {}Z"/>"#,
+                impact_class(bar.impact),
+                num(x),
+                num(mid - half),
+                num(x - 7.0),
+                num(mid),
+                num(x),
+                num(mid + half)
+            );
+        }
+        if bar.goes_on {
+            let end = x + w;
+            let _ = write!(
+                body,
+                r#"<path class="{}" d="M{} {}L{} {}L{} {}Z"/>"#,
+                impact_class(bar.impact),
+                num(end),
+                num(mid - half),
+                num(end + 7.0),
+                num(mid),
+                num(end),
+                num(mid + half)
+            );
+        }
+        body.push_str("</a>");
+    }
+    let mut bottom = rows_end;
+    if bars.len() > 4 {
+        hours(&mut body, rows_end + 14.0);
+        bottom += 14.0;
+    }
+    let present: Vec<Impact> = STACK
+        .into_iter()
+        .filter(|&impact| bars.iter().any(|bar| bar.impact == impact))
+        .collect();
+    let legend: Vec<(Swatch, String)> = present
+        .iter()
+        .map(|&impact| (Swatch::Pattern(impact), words(impact).to_owned()))
+        .collect();
+    let legend_top = bottom + 10.0;
+    let (keys, keys_height) = legend_keys(id, &legend, LEFT, legend_top, WIDTH, FONT);
+    body.push_str(&keys);
+    let height = legend_top + keys_height + 2.0;
+    svg(
+        id,
+        "timeline",
+        title,
+        &desc,
+        WIDTH,
+        height,
+        FONT,
+        &patterns(id, &present),
+        &body,
+    )
+}
+
+/// The two month charts: a y axis, a bar per month, month labels (with the year under
+/// the first labelled month and each January) and a legend.
+struct MonthChart<'a> {
+    id: &'a str,
+    kind: &'a str,
+    title: &'a str,
+    desc: &'a str,
+    /// Short label and year of each month.
+    axis: &'a [(&'a str, i32)],
+    /// Tick labels from 0 up, evenly spaced up to the top of the plot.
+    y_ticks: &'a [String],
+    defs: String,
+    legend: &'a [(Swatch, String)],
+}
+
+/// Where the bars of a month chart go.
+struct Frame {
+    left: f64,
+    top: f64,
+    /// Plot width and height.
+    pw: f64,
+    ph: f64,
+    n: usize,
+}
+
+impl Frame {
+    fn slot(&self) -> f64 {
+        self.pw / self.n as f64
+    }
+
+    fn bar_w(&self) -> f64 {
+        (self.slot() * 0.7).clamp(1.0, 28.0)
+    }
+
+    fn bar_x(&self, i: usize) -> f64 {
+        self.left + self.slot() * (i as f64 + 0.5) - self.bar_w() / 2.0
+    }
+
+    fn bottom(&self) -> f64 {
+        self.top + self.ph
+    }
+
+    /// An invisible rect over the month's whole column, so its tooltip shows anywhere in it.
+    fn hit(&self, i: usize, out: &mut String) {
+        let _ = write!(
+            out,
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="none" pointer-events="all"/>"#,
+            num(self.left + self.slot() * i as f64),
+            num(self.top),
+            num(self.slot()),
+            num(self.ph)
+        );
+    }
+}
+
+impl MonthChart<'_> {
+    fn render(&self, mut bar: impl FnMut(&Frame, usize, &mut String)) -> String {
+        let frame = Frame {
+            left: 36.0,
+            top: 10.0,
+            pw: WIDTH - 36.0 - 14.0,
+            ph: 140.0,
+            n: self.axis.len(),
+        };
+        let right = frame.left + frame.pw;
+        let mut body = String::new();
+        let steps = self.y_ticks.len().saturating_sub(1).max(1);
+        for (k, label) in self.y_ticks.iter().enumerate() {
+            let y = frame.bottom() - frame.ph * k as f64 / steps as f64;
+            let class = if k == 0 { "axis" } else { "grid" };
+            let _ = write!(
+                body,
+                r#"<line class="{class}" x1="{}" x2="{}" y1="{y}" y2="{y}"/><text class="label" x="{}" y="{}" text-anchor="end">{}</text>"#,
+                num(frame.left),
+                num(right),
+                num(frame.left - 5.0),
+                num(y + 4.0),
+                esc(label),
+                y = num(y),
+            );
+        }
+        for i in 0..frame.n {
+            bar(&frame, i, &mut body);
+        }
+        self.month_labels(&frame, &mut body);
+        let legend_top = frame.bottom() + 44.0;
+        let (keys, keys_height) =
+            legend_keys(self.id, self.legend, frame.left, legend_top, WIDTH, FONT);
+        body.push_str(&keys);
+        let height = legend_top + keys_height + 2.0;
+        svg(
+            self.id, self.kind, self.title, self.desc, WIDTH, height, FONT, &self.defs, &body,
+        )
+    }
+
+    /// Every `step`-th month, counted from the first January so labels fall on Jan, Apr,
+    /// Jul, Oct when every third fits; the year under the first label and each January.
+    fn month_labels(&self, frame: &Frame, body: &mut String) {
+        // Room a month's label needs ("Mar" at about 0.6 em a character, and a gap), and
+        // a year's ("2024"), under the first label and each January.
+        let room = 3.0 * 0.6 * FONT + 5.0;
+        let year_room = 4.0 * 0.6 * FONT + 6.0;
+        let slot = frame.slot();
+        let step = [1, 2, 3, 4, 6, 12]
+            .into_iter()
+            .find(|&step| step as f64 * slot >= room)
+            .unwrap_or_else(|| 12 * (year_room / (12.0 * slot)).ceil() as usize);
+        let january = |i: usize| i > 0 && self.axis[i].1 != self.axis[i - 1].1;
+        let first_january = (1..frame.n).find(|&i| january(i));
+        let anchor = first_january.unwrap_or(0);
+        let mut labelled: Vec<usize> = (0..frame.n)
+            .filter(|&i| i % step == anchor % step)
+            .collect();
+        if labelled
+            .first()
+            .is_some_and(|&i| i > 0 && i as f64 * slot >= room)
+        {
+            labelled.insert(0, 0);
+        }
+        // The first label's year, unless it would run into the first January's.
+        let first_year = labelled.first().is_some_and(|&first| {
+            first_january.is_none_or(|j| j == first || (j - first) as f64 * slot >= year_room)
+        });
+        let y = frame.bottom() + 16.0;
+        for (k, &i) in labelled.iter().enumerate() {
+            let (short, year) = self.axis[i];
+            let x = (frame.left + slot * (i as f64 + 0.5)).min(WIDTH - year_room / 2.0);
+            let _ = write!(
+                body,
+                r#"<text class="label" x="{}" y="{}" text-anchor="middle">{}</text>"#,
+                num(x),
+                num(y),
+                esc(short)
+            );
+            if (k == 0 && first_year) || january(i) {
+                let _ = write!(
+                    body,
+                    r#"<text class="label" x="{}" y="{}" text-anchor="middle">{year}</text>"#,
+                    num(x),
+                    num(y + 15.0)
+                );
+            }
+        }
+    }
+}
+
+/// How a legend key is drawn.
+enum Swatch {
+    /// As an impact's bar: its colour and pattern.
+    Pattern(Impact),
+    /// A plain square of this class.
+    Class(&'static str),
+}
+
+/// The legend, flowing left to right in rows from (`x0`, `y0`) up to `max_x`; and its height.
+fn legend_keys(
+    id: &str,
+    keys: &[(Swatch, String)],
+    x0: f64,
+    y0: f64,
+    max_x: f64,
+    font: f64,
+) -> (String, f64) {
+    const SWATCH: f64 = 11.0;
+    const LINE: f64 = 18.0;
+    if keys.is_empty() {
+        return (String::new(), 0.0);
+    }
+    let mut out = String::from(r#"<g class="legend">"#);
+    let (mut x, mut y) = (x0, y0);
+    for (swatch, words) in keys {
+        let width = SWATCH + 5.0 + words.chars().count() as f64 * 0.6 * font;
+        if x > x0 && x + width > max_x {
+            x = x0;
+            y += LINE;
+        }
+        match swatch {
+            Swatch::Pattern(impact) => impact_shape(&mut out, id, *impact, x, y, SWATCH, SWATCH),
+            Swatch::Class(class) => {
+                let _ = write!(
+                    out,
+                    r#"<rect class="{class}" x="{}" y="{}" width="{SWATCH}" height="{SWATCH}" rx="2"/>"#,
+                    num(x),
+                    num(y)
+                );
+            }
+        }
+        let _ = write!(
+            out,
+            r#"<text class="label" x="{}" y="{}">{}</text>"#,
+            num(x + SWATCH + 5.0),
+            num(y + SWATCH - 1.5),
+            esc(words)
+        );
+        x += width + 14.0;
+    }
+    out.push_str("</g>");
+    (out, y - y0 + LINE)
+}
+
+/// The whole `<svg>` element.
+#[allow(clippy::too_many_arguments)]
+fn svg(
+    id: &str,
+    kind: &str,
+    title: &str,
+    desc: &str,
+    width: f64,
+    height: f64,
+    font: f64,
+    defs: &str,
+    body: &str,
+) -> String {
+    let id = esc(id);
+    let mut out = String::with_capacity(body.len() + defs.len() + 512);
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-{kind}" viewBox="0 0 {} {}" width="100%" font-size="{}" role="img" aria-labelledby="{id}-title {id}-desc"><title id="{id}-title">{}</title><desc id="{id}-desc">{}</desc>"#,
+        num(width),
+        num(height),
+        num(font),
+        esc(title),
+        esc(desc)
+    );
+    if !defs.is_empty() {
+        let _ = write!(out, "<defs>{defs}</defs>");
+    }
+    out.push_str(body);
+    out.push_str("</svg>");
+    out
+}
+
+/// The patterns of these impacts (critical is solid and needs none): its colour on its
+/// light background, both from classes, so CSS still picks the colours.
+fn patterns(id: &str, impacts: &[Impact]) -> String {
+    let mut out = String::new();
+    for &impact in impacts {
+        let key = impact.keyword();
+        let (size, transform, mark) = match impact {
+            Impact::Critical => continue,
+            // Diagonal hatch.
+            Impact::Major => (
+                6.0,
+                r#" patternTransform="rotate(45)""#,
+                format!(r#"<rect width="2.5" height="6" class="i-{key}"/>"#),
+            ),
+            // Dots.
+            Impact::Minor => (
+                5.0,
+                "",
+                format!(r#"<circle cx="2.5" cy="2.5" r="1.3" class="i-{key}"/>"#),
+            ),
+            // Thin horizontal lines.
+            Impact::None | Impact::Maintenance => (
+                4.0,
+                "",
+                format!(r#"<rect width="4" height="1.25" class="i-{key}"/>"#),
+            ),
+        };
+        let _ = write!(
+            out,
+            r#"<pattern id="{}-p-{key}" width="{size}" height="{size}" patternUnits="userSpaceOnUse"{transform}><rect width="{size}" height="{size}" class="bg-{key}"/>{mark}</pattern>"#,
+            esc(id)
+        );
+    }
+    out
+}
+
+/// An impact's box: a rect of its colour (class `i-…`), and inside it, when there is
+/// room, its pattern (see [`patterns`]), so the colour still frames it.
+fn impact_shape(out: &mut String, id: &str, impact: Impact, x: f64, y: f64, w: f64, h: f64) {
+    let _ = write!(
+        out,
+        r#"<rect class="{}" x="{}" y="{}" width="{}" height="{}"/>"#,
+        impact_class(impact),
+        num(x),
+        num(y),
+        num(w),
+        num(h)
+    );
+    const EDGE: f64 = 1.5;
+    if impact != Impact::Critical && w >= 5.0 && h >= 5.0 {
+        let _ = write!(
+            out,
+            r#"<rect fill="url(#{}-p-{})" x="{}" y="{}" width="{}" height="{}"/>"#,
+            esc(id),
+            impact.keyword(),
+            num(x + EDGE),
+            num(y + EDGE),
+            num(w - 2.0 * EDGE),
+            num(h - 2.0 * EDGE)
+        );
+    }
+}
+
+fn impact_class(impact: Impact) -> &'static str {
+    match impact {
+        Impact::None => "i-none",
+        Impact::Minor => "i-minor",
+        Impact::Major => "i-major",
+        Impact::Critical => "i-critical",
+        Impact::Maintenance => "i-maintenance",
+    }
+}
+
+fn shade_class(shade: Shade) -> &'static str {
+    match shade {
+        Shade::Impact(impact) => impact_class(impact),
+        Shade::Level(0) => "lvl-0",
+        Shade::Level(1) => "lvl-1",
+        Shade::Level(2) => "lvl-2",
+        Shade::Level(3) => "lvl-3",
+        Shade::Level(_) => "lvl-4",
+    }
+}
+
+/// The words of an impact in the charts' legends and tooltips.
+fn words(impact: Impact) -> &'static str {
+    match impact {
+        Impact::Maintenance => "Maintenance",
+        other => other.label(),
+    }
+}
+
+/// Where an impact's count is in [`MonthCount::counts`].
+fn slot(impact: Impact) -> usize {
+    match impact {
+        Impact::None => 0,
+        Impact::Minor => 1,
+        Impact::Major => 2,
+        Impact::Critical => 3,
+        Impact::Maintenance => 4,
+    }
+}
+
+/// "March 2024: 3 incidents — 1 major outage, 2 partial outage".
+fn month_tip(month: &MonthCount) -> String {
+    let total: u32 = month.counts.iter().sum();
+    let parts: Vec<String> = STACK
+        .into_iter()
+        .filter(|&impact| month.counts[slot(impact)] > 0)
+        .map(|impact| {
+            let count = month.counts[slot(impact)];
+            format!("{count} {}", words(impact).to_lowercase())
+        })
+        .collect();
+    match total {
+        0 => format!("{}: no incidents", month.label),
+        1 => format!("{}: 1 incident — {}", month.label, parts.join(", ")),
+        n => format!("{}: {n} incidents — {}", month.label, parts.join(", ")),
+    }
+}
+
+/// "in March 2024" or "per month from March 2024 to May 2024".
+fn span(first: &str, last: &str) -> String {
+    if first == last {
+        format!("in {first}")
+    } else {
+        format!("per month from {first} to {last}")
+    }
+}
+
+/// The index and value of the largest, the first one on a tie.
+fn busiest<T: Copy + Ord + Default>(values: &[T]) -> (usize, T) {
+    let mut best = (0, values.first().copied().unwrap_or_default());
+    for (i, &value) in values.iter().enumerate() {
+        if value > best.1 {
+            best = (i, value);
+        }
+    }
+    best
+}
+
+/// An axis from 0 to at least `max` in 2 to 4 equal, round steps: the step (the first of
+/// `bases`, then 1-2-5 multiples of ten above them, with at most 4 steps) and the count.
+fn ticks(max: f64, bases: &[f64]) -> (f64, u32) {
+    let last = bases.last().copied().unwrap_or(1.0);
+    let mut steps: Vec<f64> = bases.to_vec();
+    let mut magnitude = 1.0;
+    while magnitude < 1e15 {
+        steps.extend(
+            [1.0, 2.0, 5.0]
+                .into_iter()
+                .map(|m| m * magnitude)
+                .filter(|&s| s > last),
+        );
+        magnitude *= 10.0;
+    }
+    let step = steps
+        .into_iter()
+        .find(|&step| max / step <= 4.0)
+        .unwrap_or(1e15);
+    let count = ((max / step).ceil() as u32).max(2);
+    (step, count)
+}
+
+/// At most `fits` characters, the last one an ellipsis when cut.
+fn truncate(text: &str, fits: usize) -> String {
+    if text.chars().count() <= fits {
+        return text.to_owned();
+    }
+    let mut short: String = text.chars().take(fits.saturating_sub(1)).collect();
+    short.truncate(short.trim_end().len());
+    short.push('…');
+    short
+}
+
+/// A number for SVG: at most two decimals, no trailing zeros ("12", "12.5", "0.33").
+fn num(x: f64) -> String {
+    if !x.is_finite() {
+        return "0".to_owned();
+    }
+    let text = format!("{x:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Text for XML content and attributes: `& < > " ' =` escaped, characters XML forbids
+/// dropped.
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            // Not needed by XML, but then no ` onload=` can be found in a chart, even as text.
+            '=' => out.push_str("&#61;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use roxmltree::{Document, Node};
+
+    use super::*;
+
+    const EVIL: &str = r#"<script>alert(1)</script>" onload="x"#;
+
+    fn month(label: &str, short: &str, year: i32, counts: [u32; 5]) -> MonthCount {
+        MonthCount {
+            label: label.to_owned(),
+            short: short.to_owned(),
+            year,
+            counts,
+        }
+    }
+
+    /// 15 months from November 2023, the busiest March 2024.
+    fn months() -> Vec<MonthCount> {
+        const NAMES: [&str; 12] = [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ];
+        // [none, minor, major, critical, maintenance]
+        let counts = [
+            [0, 0, 0, 0, 0],
+            [0, 1, 2, 0, 0],
+            [1, 0, 0, 0, 0],
+            [0, 0, 0, 1, 0],
+            [1, 1, 1, 2, 1],
+            [0, 2, 1, 0, 0],
+            [0, 0, 0, 0, 1],
+            [1, 0, 1, 0, 0],
+            [0, 0, 0, 0, 0],
+            [0, 1, 0, 0, 0],
+            [0, 0, 2, 0, 0],
+            [0, 0, 0, 1, 0],
+            [2, 0, 0, 0, 0],
+            [0, 0, 1, 0, 0],
+            [0, 1, 0, 0, 0],
+        ];
+        counts
+            .into_iter()
+            .enumerate()
+            .map(|(i, counts)| {
+                let (year, m) = (2023 + (10 + i as i32) / 12, (10 + i) % 12);
+                month(&format!("{} {year}", NAMES[m]), MONTHS[m], year, counts)
+            })
+            .collect()
+    }
+
+    fn downtimes() -> Vec<MonthDowntime> {
+        [0, 90 * 60, 7 * 3600 + 600, 60]
+            .into_iter()
+            .enumerate()
+            .map(|(i, seconds)| MonthDowntime {
+                label: format!("{} 2024", ["January", "February", "March", "April"][i]),
+                short: MONTHS[i].to_owned(),
+                year: 2024,
+                seconds,
+                text: Duration::from_seconds(seconds).to_string(),
+            })
+            .collect()
+    }
+
+    fn day(date: (i32, u32, u32), shade: Shade, title: &str) -> DayCell {
+        let date = NaiveDate::from_ymd_opt(date.0, date.1, date.2).unwrap();
+        DayCell {
+            date,
+            shade,
+            href: format!("/days/{date}/?a=1&b=2"),
+            title: format!("{date}: {title}"),
+        }
+    }
+
+    fn bar(label: &str, impact: Impact, start: u32, end: u32) -> TimelineBar {
+        TimelineBar {
+            label: label.to_owned(),
+            href: format!("/incidents/{}/", label.len()),
+            impact,
+            start_minute: start,
+            end_minute: end,
+            from_before: start == 0,
+            goes_on: end == 1440,
+            when: format!("{start}–{end}"),
+        }
+    }
+
+    fn bars() -> Vec<TimelineBar> {
+        vec![
+            bar("GitHub — API errors", Impact::Critical, 1078, 1282),
+            bar("Fastly — One minute", Impact::Major, 600, 601),
+            bar(
+                "Slack — All day long, and far longer than a row can show on a phone screen",
+                Impact::Minor,
+                0,
+                1440,
+            ),
+            bar("Stripe — Last minute", Impact::Maintenance, 1440, 1440),
+            bar("Heroku — Early", Impact::None, 0, 250),
+        ]
+    }
+
+    fn one_of_each(id: &str, title: &str) -> Vec<String> {
+        vec![
+            incidents_per_month(&format!("{id}-m"), title, &months()),
+            downtime_per_month(&format!("{id}-d"), title, &downtimes()),
+            calendar(
+                &format!("{id}-c"),
+                title,
+                2024,
+                &[day((2024, 3, 5), Shade::Impact(Impact::Critical), title)],
+                &[(Shade::Impact(Impact::Critical), "Major outage")],
+            ),
+            day_timeline(&format!("{id}-t"), title, &bars()),
+        ]
+    }
+
+    fn class<'a>(node: Node<'a, 'a>) -> &'a str {
+        node.attribute("class").unwrap_or("")
+    }
+
+    fn number(node: Node, attribute: &str) -> f64 {
+        node.attribute(attribute).unwrap().parse().unwrap()
+    }
+
+    fn title_of<'a>(node: Node<'a, 'a>) -> Option<&'a str> {
+        node.children()
+            .find(|child| child.has_tag_name("title"))
+            .and_then(|title| title.text())
+    }
+
+    /// Parses the chart and checks what every chart must have: the root, its title and
+    /// desc found through aria-labelledby, and ids unique and prefixed.
+    fn check<'a>(svg: &'a str, id: &str, kind: &str) -> Document<'a> {
+        let doc = Document::parse(svg).unwrap_or_else(|e| panic!("{e}: {svg}"));
+        let root = doc.root_element();
+        assert_eq!(root.tag_name().name(), "svg");
+        assert_eq!(
+            root.tag_name().namespace(),
+            Some("http://www.w3.org/2000/svg")
+        );
+        assert_eq!(root.attribute("role"), Some("img"));
+        assert_eq!(root.attribute("width"), Some("100%"));
+        assert_eq!(class(root), format!("chart chart-{kind}"));
+        let view_box: Vec<f64> = root
+            .attribute("viewBox")
+            .unwrap()
+            .split(' ')
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert_eq!(view_box.len(), 4);
+        assert!((300.0..=760.0).contains(&view_box[2]), "{view_box:?}");
+        let labelled: Vec<&str> = root
+            .attribute("aria-labelledby")
+            .unwrap()
+            .split(' ')
+            .collect();
+        assert_eq!(labelled, [format!("{id}-title"), format!("{id}-desc")]);
+        let by_id = |wanted: &str| {
+            doc.descendants()
+                .find(|n| n.attribute("id") == Some(wanted))
+                .unwrap_or_else(|| panic!("no #{wanted}"))
+        };
+        let title = by_id(labelled[0]);
+        assert!(title.has_tag_name("title"));
+        assert_eq!(title.parent(), Some(root));
+        let desc = by_id(labelled[1]);
+        assert!(desc.has_tag_name("desc"));
+        assert_eq!(desc.parent(), Some(root));
+        assert!(desc.text().unwrap().ends_with('.'));
+        let mut ids = BTreeSet::new();
+        for node in doc.descendants() {
+            if let Some(node_id) = node.attribute("id") {
+                assert!(node_id.starts_with(&format!("{id}-")), "{node_id}");
+                assert!(ids.insert(node_id), "{node_id} twice");
+            }
+            // Colours come from classes only.
+            for attribute in ["fill", "stroke", "style"] {
+                if let Some(value) = node.attribute(attribute) {
+                    assert!(value == "none" || value.starts_with("url(#"), "{value}");
+                }
+            }
+            if let Some(url) = node.attribute("fill").and_then(|f| f.strip_prefix("url(#")) {
+                assert!(ids.contains(url.trim_end_matches(')')), "{url}");
+            }
+        }
+        doc
+    }
+
+    #[test]
+    fn num_trims_trailing_zeros() {
+        assert_eq!(num(12.0), "12");
+        assert_eq!(num(12.5), "12.5");
+        assert_eq!(num(1.0 / 3.0), "0.33");
+        assert_eq!(num(0.999), "1");
+        assert_eq!(num(100.0), "100");
+        assert_eq!(num(-0.001), "0");
+        assert_eq!(num(-2.25), "-2.25");
+        assert_eq!(num(f64::NAN), "0");
+    }
+
+    #[test]
+    fn ticks_are_round_and_three_to_five() {
+        assert_eq!(ticks(0.0, &[1.0, 2.0, 5.0]), (1.0, 2));
+        assert_eq!(ticks(1.0, &[1.0, 2.0, 5.0]), (1.0, 2));
+        assert_eq!(ticks(4.0, &[1.0, 2.0, 5.0]), (1.0, 4));
+        assert_eq!(ticks(5.0, &[1.0, 2.0, 5.0]), (2.0, 3));
+        assert_eq!(ticks(9.0, &[1.0, 2.0, 5.0]), (5.0, 2));
+        assert_eq!(ticks(41.0, &[1.0, 2.0, 5.0]), (20.0, 3));
+        assert_eq!(ticks(1234.0, &[1.0, 2.0, 5.0]), (500.0, 3));
+        assert_eq!(
+            ticks(100.0, &[1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0]),
+            (30.0, 4)
+        );
+    }
+
+    #[test]
+    fn incidents_per_month_stacks_bars_with_titles() {
+        let months = months();
+        let svg = incidents_per_month("inc", "Incidents per month", &months);
+        let doc = check(&svg, "inc", "months");
+        let bars: Vec<Node> = doc.descendants().filter(|n| class(*n) == "bar").collect();
+        assert_eq!(bars.len(), months.len());
+        let tips: Vec<&str> = bars.iter().map(|b| title_of(*b).unwrap()).collect();
+        assert_eq!(tips[0], "November 2023: no incidents");
+        assert_eq!(
+            tips[1],
+            "December 2023: 3 incidents — 2 partial outage, 1 degraded performance"
+        );
+        assert_eq!(tips[3], "February 2024: 1 incident — 1 major outage");
+        assert_eq!(
+            tips[4],
+            "March 2024: 6 incidents — 2 major outage, 1 partial outage, 1 degraded performance, 1 no impact, 1 maintenance"
+        );
+        // One segment per non-zero impact, critical at the bottom.
+        let segments: Vec<&str> = bars[4]
+            .children()
+            .filter(|n| class(*n).starts_with("i-"))
+            .map(class)
+            .collect();
+        assert_eq!(
+            segments,
+            [
+                "i-critical",
+                "i-major",
+                "i-minor",
+                "i-none",
+                "i-maintenance"
+            ]
+        );
+        let ys: Vec<f64> = bars[4]
+            .children()
+            .filter(|n| class(*n).starts_with("i-"))
+            .map(|n| number(n, "y"))
+            .collect();
+        assert!(ys.windows(2).all(|w| w[0] > w[1]), "{ys:?}");
+        let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
+        let total: u32 = months.iter().flat_map(|m| m.counts).sum();
+        assert_eq!(
+            desc.text().unwrap(),
+            format!(
+                "Incidents per month from November 2023 to January 2025: {total} in total, most in March 2024 (6)."
+            )
+        );
+        // Legend: words for every impact shown, worst first.
+        let legend = doc.descendants().find(|n| class(*n) == "legend").unwrap();
+        let words: Vec<&str> = legend
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        assert_eq!(
+            words,
+            [
+                "Major outage",
+                "Partial outage",
+                "Degraded performance",
+                "No impact",
+                "Maintenance"
+            ]
+        );
+        // Patterns carry the classes; 3–5 y ticks; the year under the first label and January.
+        for keyword in ["major", "minor", "none", "maintenance"] {
+            let pattern = doc
+                .descendants()
+                .find(|n| n.attribute("id") == Some(&format!("inc-p-{keyword}")))
+                .unwrap();
+            assert!(pattern.has_tag_name("pattern"));
+            assert!(
+                pattern
+                    .children()
+                    .any(|n| class(n) == format!("i-{keyword}"))
+            );
+        }
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        assert_eq!(
+            texts.iter().filter(|t| **t == "2023").count(),
+            1,
+            "{texts:?}"
+        );
+        assert_eq!(
+            texts.iter().filter(|t| **t == "2024").count(),
+            1,
+            "{texts:?}"
+        );
+        assert!(texts.contains(&"Jan"));
+        let grid = doc.descendants().filter(|n| class(*n) == "grid").count();
+        assert!((2..=4).contains(&grid), "{grid} grid lines");
+    }
+
+    #[test]
+    fn month_labels_thin_out_on_long_ranges() {
+        let long: Vec<MonthCount> = (0..36)
+            .map(|i| {
+                month(
+                    "A month",
+                    MONTHS[(3 + i) % 12],
+                    2023 + (3 + i as i32) / 12,
+                    [1; 5],
+                )
+            })
+            .collect();
+        let svg = incidents_per_month("long", "Long", &long);
+        let doc = check(&svg, "long", "months");
+        let texts: BTreeSet<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        for shown in ["Jan", "Apr", "Jul", "Oct", "2023", "2024", "2025", "2026"] {
+            assert!(texts.contains(shown), "{shown} in {texts:?}");
+        }
+        assert!(!texts.contains("Feb"));
+    }
+
+    #[test]
+    fn downtime_per_month_picks_its_unit() {
+        let months = downtimes();
+        let svg = downtime_per_month("down", "Downtime", &months);
+        let doc = check(&svg, "down", "downtime");
+        let bars: Vec<Node> = doc.descendants().filter(|n| class(*n) == "bar").collect();
+        assert_eq!(bars.len(), 4);
+        assert_eq!(title_of(bars[2]), Some("March 2024: 7h 10m of downtime"));
+        assert_eq!(title_of(bars[0]), Some("January 2024: 0s of downtime"));
+        // No bar for no downtime, a visible one for a minute.
+        assert_eq!(
+            bars[0]
+                .children()
+                .filter(|n| class(*n) == "i-critical")
+                .count(),
+            0
+        );
+        let minute = bars[3]
+            .children()
+            .find(|n| class(*n) == "i-critical")
+            .unwrap();
+        assert!(number(minute, "height") >= 1.5);
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        assert!(texts.contains(&"4h") && texts.contains(&"8h"), "{texts:?}");
+        let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
+        assert_eq!(
+            desc.text(),
+            Some(
+                "Downtime per month from January 2024 to April 2024: 8h 41m in total, most in March 2024 (7h 10m)."
+            )
+        );
+
+        let short = downtime_per_month("short", "Downtime", &months[..2]);
+        let doc = check(&short, "short", "downtime");
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        assert!(
+            texts.contains(&"30m") && texts.contains(&"90m"),
+            "{texts:?}"
+        );
+        assert!(!texts.iter().any(|t| t.ends_with('h')), "{texts:?}");
+    }
+
+    fn day_rects<'a>(doc: &'a Document<'a>) -> Vec<Node<'a, 'a>> {
+        let days = doc.descendants().find(|n| class(*n) == "days").unwrap();
+        days.descendants()
+            .filter(|n| n.has_tag_name("rect"))
+            .collect()
+    }
+
+    #[test]
+    fn calendar_draws_every_day_of_the_year_once() {
+        let cells = [
+            day(
+                (2024, 3, 5),
+                Shade::Impact(Impact::Critical),
+                "Major outage — API errors",
+            ),
+            day(
+                (2024, 1, 1),
+                Shade::Impact(Impact::Minor),
+                "Degraded performance — Slow",
+            ),
+            day((2023, 12, 31), Shade::Impact(Impact::Major), "Another year"),
+            day((2024, 12, 31), Shade::Level(7), "Many"),
+            day(
+                (2024, 3, 5),
+                Shade::Impact(Impact::None),
+                "Second of a date: ignored",
+            ),
+        ];
+        let legend = [
+            (Shade::Impact(Impact::Critical), "Major outage"),
+            (Shade::Impact(Impact::Minor), "Degraded performance"),
+        ];
+        let svg = calendar("cal", "2024", 2024, &cells, &legend);
+        let doc = check(&svg, "cal", "calendar");
+        let rects = day_rects(&doc);
+        assert_eq!(rects.len(), 366);
+        let links: Vec<Node> = doc.descendants().filter(|n| n.has_tag_name("a")).collect();
+        assert_eq!(links.len(), 3);
+        assert_eq!(
+            links[0].attribute("href"),
+            Some("/days/2024-01-01/?a=1&b=2")
+        );
+        assert!(svg.contains("/days/2024-01-01/?a&#61;1&amp;b&#61;2"));
+        let linked: Vec<(&str, Option<&str>)> = links
+            .iter()
+            .map(|a| {
+                let rect = a.first_element_child().unwrap();
+                (class(rect), title_of(rect))
+            })
+            .collect();
+        assert_eq!(
+            linked,
+            [
+                ("i-minor", Some("2024-01-01: Degraded performance — Slow")),
+                ("i-critical", Some("2024-03-05: Major outage — API errors")),
+                ("lvl-4", Some("2024-12-31: Many")),
+            ]
+        );
+        // Days without a cell: empty, no link, no title.
+        for rect in &rects {
+            if !rect.parent().unwrap().has_tag_name("a") {
+                assert_eq!(class(*rect), "lvl-0");
+                assert!(!rect.has_children());
+            }
+        }
+        assert_eq!(rects.iter().filter(|r| class(**r) == "lvl-0").count(), 363);
+        // 2024-01-01 is a Monday: row 0, column 0; 2024-12-31 a Tuesday, in the last column.
+        let top = rects
+            .iter()
+            .map(|r| number(*r, "y"))
+            .fold(f64::MAX, f64::min);
+        let left = rects
+            .iter()
+            .map(|r| number(*r, "x"))
+            .fold(f64::MAX, f64::min);
+        let jan1 = links[0].first_element_child().unwrap();
+        assert_eq!((number(jan1, "x"), number(jan1, "y")), (left, top));
+        let dec31 = links[2].first_element_child().unwrap();
+        assert_eq!(number(dec31, "y"), top + 13.0);
+        assert_eq!(number(dec31, "x"), left + 52.0 * 13.0);
+        let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
+        assert_eq!(desc.text(), Some("3 days with incidents in 2024."));
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        for label in [
+            "Mon",
+            "Wed",
+            "Fri",
+            "Jan",
+            "Dec",
+            "Major outage",
+            "Degraded performance",
+        ] {
+            assert!(texts.contains(&label), "{label}");
+        }
+
+        let svg = calendar("c23", "2023", 2023, &cells, &legend);
+        let doc = check(&svg, "c23", "calendar");
+        let rects = day_rects(&doc);
+        assert_eq!(rects.len(), 365);
+        assert_eq!(doc.descendants().filter(|n| n.has_tag_name("a")).count(), 1);
+        // 2023-01-01 is a Sunday: the last row of the first column.
+        let top = rects
+            .iter()
+            .map(|r| number(*r, "y"))
+            .fold(f64::MAX, f64::min);
+        assert_eq!(number(rects[0], "y"), top + 6.0 * 13.0);
+        assert_eq!(number(rects[1], "x"), number(rects[0], "x") + 13.0);
+    }
+
+    #[test]
+    fn timeline_links_each_bar_and_keeps_short_ones_visible() {
+        let bars = bars();
+        let svg = day_timeline("day", "5 March 2024", &bars);
+        let doc = check(&svg, "day", "timeline");
+        let links: Vec<Node> = doc.descendants().filter(|n| n.has_tag_name("a")).collect();
+        assert_eq!(links.len(), bars.len());
+        for (link, bar) in links.iter().zip(&bars) {
+            assert_eq!(link.attribute("href"), Some(bar.href.as_str()));
+            let rect = link
+                .children()
+                .find(|n| class(*n) == impact_class(bar.impact))
+                .unwrap();
+            assert!(number(rect, "width") >= 2.0);
+            assert!(number(rect, "x") + number(rect, "width") <= WIDTH);
+        }
+        assert_eq!(
+            title_of(links[0]),
+            Some("GitHub — API errors — Major outage, 1078–1282")
+        );
+        assert_eq!(
+            title_of(links[3]),
+            Some("Stripe — Last minute — Maintenance, 1440–1440")
+        );
+        let row_label = |link: &Node| {
+            link.children()
+                .find(|n| n.has_tag_name("text"))
+                .and_then(|n| n.text())
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(row_label(&links[0]), "GitHub — API errors");
+        let long = row_label(&links[2]);
+        assert!(long.ends_with('…') && long.chars().count() < bars[2].label.chars().count());
+        // Arrows at the edges of what goes on before and after the day.
+        assert_eq!(
+            links[2]
+                .children()
+                .filter(|n| n.has_tag_name("path"))
+                .count(),
+            2
+        );
+        assert_eq!(
+            links[0]
+                .children()
+                .filter(|n| n.has_tag_name("path"))
+                .count(),
+            0
+        );
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        for hour in ["00", "03", "12", "21", "24", "UTC"] {
+            assert!(texts.contains(&hour), "{hour}");
+        }
+        let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
+        assert_eq!(desc.text(), Some("5 incidents on this day."));
+        // The SVG grows with its rows.
+        let height = |svg: &str| {
+            let doc = Document::parse(svg).unwrap();
+            let view_box = doc.root_element().attribute("viewBox").unwrap().to_owned();
+            view_box.rsplit(' ').next().unwrap().parse::<f64>().unwrap()
+        };
+        assert!(height(&svg) > height(&day_timeline("one", "One", &bars[..1])) + 4.0 * 30.0);
+    }
+
+    #[test]
+    fn untrusted_text_is_escaped() {
+        let charts = one_of_each("x", EVIL);
+        let mut cells = vec![day((2024, 2, 29), Shade::Level(2), EVIL)];
+        cells[0].href = EVIL.to_owned();
+        let mut evil_bars = bars();
+        evil_bars[0].label = EVIL.to_owned();
+        evil_bars[0].href = EVIL.to_owned();
+        evil_bars[0].when = EVIL.to_owned();
+        let mut evil_months = months();
+        evil_months[0].label = EVIL.to_owned();
+        evil_months[0].short = EVIL.to_owned();
+        let more = [
+            calendar("e-c", EVIL, 2024, &cells, &[(Shade::Level(2), EVIL)]),
+            day_timeline("e-t", EVIL, &evil_bars),
+            incidents_per_month("e-m", EVIL, &evil_months),
+        ];
+        for svg in charts.iter().chain(&more) {
+            assert!(!svg.contains("<script"), "{svg}");
+            assert!(!svg.contains(" onload="), "{svg}");
+            assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot; onload&#61;&quot;x"));
+            let doc = Document::parse(svg).unwrap();
+            let title = doc.root_element().first_element_child().unwrap();
+            assert_eq!(title.text(), Some(EVIL));
+            assert!(doc.descendants().all(|n| !n.has_tag_name("script")));
+            assert!(doc.descendants().all(|n| n.attribute("onload").is_none()));
+        }
+        let doc = Document::parse(&more[0]).unwrap();
+        let a = doc.descendants().find(|n| n.has_tag_name("a")).unwrap();
+        assert_eq!(a.attribute("href"), Some(EVIL));
+        assert!(esc("a\u{0}b\u{1b}c").eq("abc"));
+        assert_eq!(esc(r#"&<>"'="#), "&amp;&lt;&gt;&quot;&#39;&#61;");
+    }
+
+    #[test]
+    fn several_charts_on_a_page_share_no_id() {
+        let page = format!("<div>{}</div>", one_of_each("page", "Same title").concat());
+        let doc = Document::parse(&page).unwrap();
+        let ids: Vec<&str> = doc
+            .descendants()
+            .filter_map(|n| n.attribute("id"))
+            .collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(ids.len(), unique.len());
+        assert!(ids.len() > 8);
+    }
+
+    #[test]
+    fn output_is_deterministic_and_empty_for_no_data() {
+        assert_eq!(one_of_each("d", "T"), one_of_each("d", "T"));
+        assert_eq!(incidents_per_month("e", "E", &[]), "");
+        assert_eq!(downtime_per_month("e", "E", &[]), "");
+        assert_eq!(day_timeline("e", "E", &[]), "");
+        // A calendar is drawn even without incidents: the year's empty days.
+        let empty = calendar("e", "E", 2025, &[], &[]);
+        let doc = check(&empty, "e", "calendar");
+        assert_eq!(day_rects(&doc).len(), 365);
+        assert!(doc.descendants().all(|n| !n.has_tag_name("a")));
+        let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
+        assert_eq!(desc.text(), Some("0 days with incidents in 2025."));
+    }
+
+    #[test]
+    fn quiet_months_still_make_a_chart() {
+        let quiet = [month("March 2024", "Mar", 2024, [0; 5])];
+        let svg = incidents_per_month("q", "Quiet", &quiet);
+        let doc = check(&svg, "q", "months");
+        let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
+        assert_eq!(desc.text(), Some("Incidents in March 2024: none."));
+        let bar = doc.descendants().find(|n| class(*n) == "bar").unwrap();
+        assert_eq!(title_of(bar), Some("March 2024: no incidents"));
+    }
+}
