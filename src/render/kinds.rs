@@ -4,7 +4,7 @@
 //! changed. Adding a kind is a struct, its `impl Kind`, a line in [`KINDS`] and, for a
 //! page, its template.
 
-use chrono::Datelike;
+use chrono::{Datelike, NaiveDate};
 use tera::Context;
 
 use crate::archive::{Archive, IncidentIx, ProviderIx};
@@ -669,7 +669,7 @@ impl Kind for Asset {
 struct IncidentIndex;
 
 /// How many incidents a page of the index lists.
-const INDEX_PAGE: usize = 100;
+pub const INDEX_PAGE: usize = 100;
 
 #[derive(serde::Serialize)]
 struct PageLink {
@@ -1043,14 +1043,22 @@ impl Kind for DayPage {
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
-        Reads {
-            days: match key {
-                Key::Day(date) => Some((date, date)),
-                _ => None,
-            },
-            ..TEMPLATED
-        }
+    fn reads(&self, archive: &Archive, key: Key) -> Reads {
+        // The day, and the days it links as the one before and the one after: any change
+        // between them (a day appearing or going) changes those links.
+        let days = match key {
+            Key::Day(date) => {
+                let position = archive.days.partition_point(|d| d.date < date);
+                let before = position.checked_sub(1).and_then(|p| archive.days.get(p));
+                let after = archive.days.get(position + 1);
+                Some((
+                    before.map_or(NaiveDate::MIN, |d| d.date),
+                    after.map_or(NaiveDate::MAX, |d| d.date),
+                ))
+            }
+            _ => None,
+        };
+        Reads { days, ..TEMPLATED }
     }
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {

@@ -437,33 +437,61 @@ impl Renderer<'_> {
         }
     }
 
-    pub fn sitemap(&self) -> Vec<u8> {
+    /// Every page a search engine should know: the home page, the incident index, the
+    /// calendar and its days, providers with their years and components, and incidents.
+    pub fn sitemap<'a>(&'a self) -> Vec<u8> {
         fn newest<'v>(list: impl Iterator<Item = &'v IncidentView>) -> Option<&'v str> {
             list.map(|i| i.updated.date.as_str()).max()
         }
-        let home_url = self.config.base_url.url("");
-        let home = sitemap::Entry {
-            url: &home_url,
-            lastmod: newest(self.views.incidents.iter().map(|v| &**v)),
+        let base = &self.config.base_url;
+        let views = &self.views.incidents;
+        let of = |list: &'a [IncidentIx]| newest(list.iter().map(|&i| &*views[i]));
+        let entry = |path: String, lastmod| sitemap::Entry {
+            url: Cow::Owned(base.url(&path)),
+            lastmod,
         };
+        let all = newest(views.iter().map(|v| &**v));
+        let pages = views.len().div_ceil(kinds::INDEX_PAGE).max(1);
+        let site = [String::new(), routes::DAYS_DIR.to_string()]
+            .into_iter()
+            .chain((1..=pages).map(routes::incidents_dir))
+            .map(|path| entry(path, all));
+        let days = self
+            .archive
+            .days
+            .iter()
+            .map(|day| entry(routes::day_dir(day.date), of(&day.incidents)));
         let providers = self
             .views
             .providers
             .iter()
             .zip(&self.archive.providers)
-            .map(|(view, provider)| sitemap::Entry {
-                url: &view.reference.url,
-                lastmod: newest(
-                    provider
-                        .incidents
-                        .iter()
-                        .map(|&i| &*self.views.incidents[i]),
-                ),
+            .flat_map(|(view, provider)| {
+                let slug = provider.slug.as_str();
+                let years = provider.years.iter().map(move |&year| {
+                    let list = &provider.incidents;
+                    // Newest first: the year's incidents are one run of the list.
+                    let from = list.partition_point(|&i| views[i].summary.started.year > year);
+                    let to = list.partition_point(|&i| views[i].summary.started.year >= year);
+                    entry(routes::provider_year_dir(slug, year), of(&list[from..to]))
+                });
+                let components = provider.components.iter().map(move |c| {
+                    entry(
+                        routes::component_dir(slug, c.slug.as_str()),
+                        of(&c.incidents),
+                    )
+                });
+                std::iter::once(sitemap::Entry {
+                    url: Cow::Borrowed(view.reference.url.as_str()),
+                    lastmod: of(&provider.incidents),
+                })
+                .chain(years)
+                .chain(components)
             });
-        let incidents = self.views.incidents.iter().map(|i| sitemap::Entry {
-            url: &i.summary.url,
+        let incidents = views.iter().map(|i| sitemap::Entry {
+            url: Cow::Borrowed(&i.summary.url),
             lastmod: Some(&i.updated.date),
         });
-        sitemap::sitemap(std::iter::once(home).chain(providers).chain(incidents))
+        sitemap::sitemap(site.chain(days).chain(providers).chain(incidents))
     }
 }

@@ -4,7 +4,7 @@ use crate::render::feeds::escape;
 
 /// One page for crawlers: its absolute URL and the day it last changed.
 pub struct Entry<'a> {
-    pub url: &'a str,
+    pub url: std::borrow::Cow<'a, str>,
     pub lastmod: Option<&'a str>,
 }
 
@@ -14,7 +14,7 @@ pub fn sitemap<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Vec<u8> {
     );
     for entry in entries {
         xml.push_str("  <url>\n    <loc>");
-        xml.push_str(&escape(entry.url));
+        xml.push_str(&escape(&entry.url));
         xml.push_str("</loc>\n");
         if let Some(lastmod) = entry.lastmod {
             xml.push_str("    <lastmod>");

@@ -117,16 +117,17 @@ fn both_formats_crlf_bom_and_offsets_read_alike() {
               impact: Partial outage\ncomponents: [API]\nregions: [us]\n---\nA summary.\n\n## Updates\n\
               ### 2024-03-05 14:02 UTC: investigating\nLooking.\n### 2024-03-05T15:32:00Z: resolved\nDone.\n";
     let crlf = format!("\u{feff}{}", lf.replace('\n', "\r\n"));
-    let site = Site::new(&[("content/a/lf.md", lf), ("content/a/crlf.md", &crlf)]);
+    // Two sites, one file each: in one site the two would be each other's neighbours.
+    let site = Site::new(&[("content/a/x.md", lf)]);
+    let other = Site::new(&[("content/a/x.md", &crlf)]);
     site.build(&[]);
-    let a = site.read("greenmesh-cloud/lf/index.html");
-    let b = site.read("greenmesh-cloud/crlf/index.html");
+    other.build(&[]);
     assert_eq!(
-        a.replace("/lf/", "/crlf/"),
-        b,
+        site.read("greenmesh-cloud/x/index.html"),
+        other.read("greenmesh-cloud/x/index.html"),
         "CRLF and a BOM read exactly like LF"
     );
-    let page = site.html("greenmesh-cloud/lf/index.html");
+    let page = site.html("greenmesh-cloud/x/index.html");
     let facts = text(&select(&page, "dl.facts")[0]);
     assert!(
         facts.contains("2024-03-05 14:02 UTC"),
@@ -205,16 +206,35 @@ fn provider_pages_show_stats_and_group_by_year_newest_first() {
             .unwrap_or_default()
     };
     assert_eq!(stat("Incidents"), "Incidents 3");
+    // The last 12 months end at the archive's latest update (M's end, 2024-07-01 19:00):
+    // B's 3 hours of partial outage count 30 %, C's 2 hours of major outage in full, A's
+    // degraded performance and M's maintenance not at all.
     assert_eq!(
-        stat("Total downtime"),
-        "Total downtime 6h",
+        stat("Downtime, last 12 months"),
+        "Downtime, last 12 months 2h 54m",
         "maintenance is not downtime"
     );
-    assert_eq!(stat("Median"), "Median duration 2h");
-    assert_eq!(stat("Longest"), "Longest 3h");
+    // 366 days (29 February 2024 is in them) less 10,440 s: 99.9669… %, rounded down.
+    assert_eq!(
+        stat("Uptime, last 12 months"),
+        "Uptime, last 12 months 99.96 %"
+    );
+    assert_eq!(stat("Median"), "Median time to resolve 2h");
+    assert_eq!(
+        stat("Longest outage"),
+        "Longest outage 3h",
+        "the longest major or partial outage"
+    );
     assert_eq!(stat("Last incident"), "Last incident 2024-06-01");
-    let years: Vec<String> = select(&page, "h2.year").iter().map(text).collect();
-    assert_eq!(years, ["2024 3", "2023 1"]);
+    let years: Vec<String> = select(&page, ".year-links a").iter().map(text).collect();
+    assert_eq!(years, ["2024 3", "2023 1"], "each year links its page");
+    let year = site.html("acme/2024/index.html");
+    let titles: Vec<String> = select(&year, ".row-title").iter().map(text).collect();
+    assert_eq!(
+        titles,
+        ["M", "C", "B"],
+        "the year page lists its year's incidents"
+    );
     let titles: Vec<String> = select(&page, ".row-title").iter().map(text).collect();
     assert_eq!(titles, ["M", "C", "B", "A"]);
     assert_eq!(

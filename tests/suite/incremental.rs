@@ -247,10 +247,15 @@ mod oracle {
             provider: usize,
             title: usize,
             day: u32,
-            resolved: bool,
+            /// 2023 or 2024: years, and what "the last 12 months" hold.
+            year: usize,
+            /// Ongoing, resolved the same day, or the next day (two day pages).
+            resolved: usize,
             impact: usize,
             alias: bool,
             id: bool,
+            /// None, `API`, `Web UI`, or `api` (the slug of `API`: one component).
+            component: usize,
         },
         Delete(usize),
         /// Renames incident `k`'s file in its folder (a new slug).
@@ -265,9 +270,9 @@ mod oracle {
 
     fn edit() -> impl Strategy<Value = Edit> {
         prop_oneof![
-            4 => (0..INCIDENTS, 0..PROVIDERS.len(), 0..3usize, 1..28u32, any::<bool>(), 0..5usize, any::<bool>(), any::<bool>())
-                .prop_map(|(k, provider, title, day, resolved, impact, alias, id)| Edit::Write {
-                    k, provider, title, day, resolved, impact, alias, id,
+            4 => (0..INCIDENTS, 0..PROVIDERS.len(), 0..3usize, 1..28u32, 0..2usize, 0..3usize, 0..5usize, any::<bool>(), any::<bool>(), 0..4usize)
+                .prop_map(|(k, provider, title, day, year, resolved, impact, alias, id, component)| Edit::Write {
+                    k, provider, title, day, year, resolved, impact, alias, id, component,
                 }),
             1 => (0..INCIDENTS).prop_map(Edit::Delete),
             1 => (0..INCIDENTS).prop_map(Edit::Rename),
@@ -319,18 +324,28 @@ mod oracle {
                     provider,
                     title,
                     day,
+                    year,
                     resolved,
                     impact,
                     alias,
                     id,
+                    component,
                 } => {
                     let title = ["Outage", "API errors", "Slow \"builds\" <b>"][title];
                     let impact = ["none", "minor", "major", "critical", "maintenance"][impact];
+                    let year = [2023, 2024][year];
                     let mut front = format!(
-                        "---\ntitle: '{title} {k}'\nstarted: 2024-03-{day:02}T10:00:00Z\nimpact: {impact}\n"
+                        "---\ntitle: '{title} {k}'\nstarted: {year}-03-{day:02}T10:00:00Z\nimpact: {impact}\n"
                     );
-                    if resolved {
-                        front.push_str(&format!("resolved: 2024-03-{day:02}T12:30:00Z\n"));
+                    match resolved {
+                        1 => front.push_str(&format!("resolved: {year}-03-{day:02}T12:30:00Z\n")),
+                        2 => front
+                            .push_str(&format!("resolved: {year}-03-{:02}T03:00:00Z\n", day + 1)),
+                        _ => {}
+                    }
+                    if component > 0 {
+                        let name = ["", "API", "Web UI", "api"][component];
+                        front.push_str(&format!("components: [{name}]\n"));
                     }
                     if alias {
                         front.push_str(&format!("aliases: [/old/i{k}/]\n"));
@@ -339,7 +354,7 @@ mod oracle {
                         front.push_str(&format!("id: ID-{k}\n"));
                     }
                     let text = format!(
-                        "{front}---\nSummary of {k}.\n\n### 2024-03-{day:02} 10:00 UTC: investigating\nLooking.\n"
+                        "{front}---\nSummary of {k}.\n\n### {year}-03-{day:02} 10:00 UTC: investigating\nLooking.\n"
                     );
                     self.put(k, provider, &text)
                 }

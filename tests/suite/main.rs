@@ -10,6 +10,7 @@ mod fuzz_regressions;
 mod golden;
 mod import;
 mod incremental;
+mod insight;
 mod links;
 mod output;
 mod planning;

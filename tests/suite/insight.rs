@@ -1,0 +1,317 @@
+//! The insight pages against an independent count: the sample archive's incidents, read
+//! back from the API, counted minute by minute (SPEC §6 as written), must give the numbers
+//! the provider pages show. And the day pages, "at the same time" and the components
+//! follow the incidents.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use serde_json::Value;
+
+use crate::common::{Site, select, stderr, text, tree};
+
+type Time = DateTime<Utc>;
+
+/// One incident as the API gives it.
+struct Fact {
+    provider: String,
+    slug: String,
+    title: String,
+    impact: String,
+    started: Time,
+    /// Resolved, or for an ongoing one its latest update.
+    end: Time,
+    resolved: bool,
+}
+
+fn time(value: &Value) -> Time {
+    DateTime::parse_from_rfc3339(value.as_str().unwrap())
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+fn build_sample() -> (tempfile::TempDir, BTreeMap<String, Vec<u8>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("public");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_outages"))
+        .args(["build", "--root", env!("CARGO_MANIFEST_DIR"), "--output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let files = tree(&out);
+    (dir, files)
+}
+
+fn facts(files: &BTreeMap<String, Vec<u8>>) -> Vec<Fact> {
+    files
+        .iter()
+        .filter(|(path, _)| {
+            path.starts_with("api/v1/")
+                && path.matches('/').count() == 3
+                && !path.starts_with("api/v1/days/")
+                && !path.ends_with("/stats.json")
+                && !path.ends_with("/components.json")
+        })
+        .map(|(_, bytes)| {
+            let json: Value = serde_json::from_slice(bytes).unwrap();
+            let started = time(&json["started"]);
+            let resolved = !json["resolved"].is_null();
+            Fact {
+                provider: json["provider"].as_str().unwrap().to_string(),
+                slug: json["slug"].as_str().unwrap().to_string(),
+                title: json["title"].as_str().unwrap().to_string(),
+                impact: json["impact"].as_str().unwrap().to_string(),
+                started,
+                end: if resolved {
+                    time(&json["resolved"])
+                } else {
+                    time(&json["updated"])
+                },
+                resolved,
+            }
+        })
+        .collect()
+}
+
+/// Thousandths of a minute that count as downtime.
+fn weight(impact: &str) -> i64 {
+    match impact {
+        "critical" => 1000,
+        "major" => 300,
+        _ => 0,
+    }
+}
+
+/// `3h 24m`, `2d 4h`, `45m`, `0m`; seconds only under a minute.
+fn length(seconds: i64) -> String {
+    if seconds == 0 {
+        return "0m".into();
+    }
+    if seconds < 60 {
+        return format!("{seconds}s");
+    }
+    let parts = [
+        (seconds / 86_400, "d"),
+        (seconds % 86_400 / 3_600, "h"),
+        (seconds % 3_600 / 60, "m"),
+    ];
+    parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, unit)| format!("{n}{unit}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn uptime(down: i64, from: Time, to: Time) -> String {
+    let length = (to - from).num_seconds();
+    let hundredths = (length - down) * 10_000 / length;
+    format!("{}.{:02} %", hundredths / 100, hundredths % 100)
+}
+
+fn median(mut list: Vec<i64>) -> String {
+    list.sort();
+    match list.len() {
+        0 => "—".into(),
+        n if n % 2 == 1 => length(list[n / 2]),
+        n => length((list[n / 2 - 1] + list[n / 2]) / 2),
+    }
+}
+
+#[test]
+fn the_numbers_on_the_sample_pages_match_an_independent_count() {
+    let (_dir, files) = build_sample();
+    let facts = facts(&files);
+    assert!(facts.len() >= 31);
+    let through = facts.iter().map(|f| f.end).max().unwrap();
+    let providers: BTreeSet<&str> = facts.iter().map(|f| f.provider.as_str()).collect();
+    let mut checked = 0;
+    for provider in providers {
+        let mine: Vec<&Fact> = facts.iter().filter(|f| f.provider == provider).collect();
+        // Every minute with downtime, at the worst weight active then.
+        let mut minutes: BTreeMap<i64, i64> = BTreeMap::new();
+        for fact in &mine {
+            assert_eq!(fact.started.timestamp() % 60, 0, "minute-aligned sample");
+            assert_eq!(fact.end.timestamp() % 60, 0, "minute-aligned sample");
+            for minute in fact.started.timestamp() / 60..fact.end.timestamp() / 60 {
+                let w = minutes.entry(minute).or_default();
+                *w = (*w).max(weight(&fact.impact));
+            }
+        }
+        let down = |from: Time, to: Time| -> i64 {
+            minutes
+                .range(from.timestamp() / 60..to.timestamp() / 60)
+                .map(|(_, w)| 60 * w)
+                .sum::<i64>()
+                / 1000
+        };
+        let row = |label: String, from: Time, to: Time| {
+            let started: Vec<&&Fact> = mine
+                .iter()
+                .filter(|f| from <= f.started && f.started < to)
+                .collect();
+            let outages: Vec<&&Fact> = started
+                .iter()
+                .copied()
+                .filter(|f| f.impact != "maintenance")
+                .collect();
+            let resolved = outages
+                .iter()
+                .filter(|f| f.resolved)
+                .map(|f| (f.end - f.started).num_seconds())
+                .collect();
+            let d = down(from, to);
+            vec![
+                label,
+                outages.len().to_string(),
+                length(d),
+                uptime(d, from, to),
+                median(resolved),
+                (started.len() - outages.len()).to_string(),
+            ]
+        };
+        let year_start = |y: i32| Utc.with_ymd_and_hms(y, 1, 1, 0, 0, 0).unwrap().min(through);
+        let first = mine.iter().map(|f| f.started.year()).min().unwrap();
+        let mut expected = vec![row(
+            "Last 12 months".into(),
+            through - chrono::Months::new(12),
+            through,
+        )];
+        for year in (first..=through.year()).rev() {
+            expected.push(row(
+                year.to_string(),
+                year_start(year),
+                year_start(year + 1),
+            ));
+        }
+        expected.push(row("All time".into(), year_start(first), through));
+
+        let page = scraper::Html::parse_document(
+            std::str::from_utf8(&files[&format!("{provider}/index.html")]).unwrap(),
+        );
+        let shown: Vec<Vec<String>> = select(&page, "table.periods tbody tr")
+            .iter()
+            .map(|tr| {
+                tr.child_elements()
+                    .map(|cell| text(&cell).replace('\u{a0}', " "))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(shown, expected, "{provider}");
+        checked += 1;
+    }
+    assert!(checked >= 6);
+}
+
+#[test]
+fn day_pages_list_every_incident_active_that_day_and_only_those() {
+    let (_dir, files) = build_sample();
+    let facts = facts(&files);
+    let mut days: BTreeMap<NaiveDate, BTreeSet<String>> = BTreeMap::new();
+    for fact in &facts {
+        let mut day = fact.started.date_naive();
+        loop {
+            days.entry(day)
+                .or_default()
+                .insert(format!("/{}/{}/", fact.provider, fact.slug));
+            day = day.succ_opt().unwrap();
+            let midnight = Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap());
+            if midnight >= fact.end {
+                break;
+            }
+        }
+    }
+    let pages: BTreeSet<NaiveDate> = files
+        .keys()
+        .filter_map(|p| p.strip_prefix("days/")?.strip_suffix("/index.html"))
+        .map(|d| d.parse().unwrap())
+        .collect();
+    assert_eq!(
+        pages,
+        days.keys().copied().collect(),
+        "a page for each day with an incident, and no other"
+    );
+    for (day, expected) in &days {
+        let page = scraper::Html::parse_document(
+            std::str::from_utf8(&files[&format!("days/{day}/index.html")]).unwrap(),
+        );
+        let listed: BTreeSet<String> = select(&page, ".incident-list .row-title")
+            .iter()
+            .map(|a| a.value().attr("href").unwrap().to_string())
+            .collect();
+        assert_eq!(&listed, expected, "{day}");
+        let bars = select(&page, "svg.chart-timeline a");
+        assert_eq!(bars.len(), expected.len(), "one bar per incident on {day}");
+    }
+}
+
+#[test]
+fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
+    let (_dir, files) = build_sample();
+    let facts = facts(&files);
+    let mut seen = 0;
+    for fact in &facts {
+        let mut expected: Vec<(i64, String)> = facts
+            .iter()
+            .filter(|o| o.provider != fact.provider)
+            .filter_map(|o| {
+                let shared = (fact.end.min(o.end) - fact.started.max(o.started)).num_seconds();
+                (shared > 0).then(|| (shared, o.title.clone()))
+            })
+            .collect();
+        expected.sort_by(|a, b| b.0.cmp(&a.0));
+        let page = scraper::Html::parse_document(
+            std::str::from_utf8(&files[&format!("{}/{}/index.html", fact.provider, fact.slug)])
+                .unwrap(),
+        );
+        let shown: Vec<String> = select(&page, ".same-time .row-title")
+            .iter()
+            .map(text)
+            .collect();
+        let mut titles: Vec<String> = expected.into_iter().take(10).map(|e| e.1).collect();
+        // Equal overlaps may come in either order here; the page's order is checked by the
+        // unit tests.
+        let mut sorted = shown.clone();
+        sorted.sort();
+        titles.sort();
+        assert_eq!(sorted, titles, "{}/{}", fact.provider, fact.slug);
+        seen += shown.len();
+    }
+    assert!(seen > 0, "the sample has overlapping outages");
+}
+
+#[test]
+fn components_merge_by_slug_under_the_first_name_and_chips_link_them() {
+    let site = Site::new(&[
+        (
+            "content/acme/a.md",
+            "---\ntitle: A\nstarted: 2023-05-01T10:00:00Z\nduration: 1h\nimpact: critical\ncomponents: [US - Service Directory]\n---\n",
+        ),
+        (
+            "content/acme/b.md",
+            "---\ntitle: B\nstarted: 2024-05-01T10:00:00Z\nduration: 1h\nimpact: major\ncomponents: [us service-directory, Web]\n---\n",
+        ),
+    ]);
+    site.build(&[]);
+    let page = site.html("acme/components/us-service-directory/index.html");
+    assert_eq!(text(&select(&page, "h1")[0]), "US - Service Directory");
+    let titles: Vec<String> = select(&page, ".row-title").iter().map(text).collect();
+    assert_eq!(titles, ["B", "A"]);
+    let incident = site.html("acme/b/index.html");
+    let chips: Vec<(String, String)> = select(&incident, ".chips a")
+        .iter()
+        .map(|a| (text(a), a.value().attr("href").unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        chips,
+        [
+            (
+                "us service-directory".to_string(),
+                "/acme/components/us-service-directory/".to_string()
+            ),
+            ("Web".to_string(), "/acme/components/web/".to_string())
+        ]
+    );
+    assert!(site.path("public/acme/components/web/index.html").exists());
+}
