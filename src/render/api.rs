@@ -3,9 +3,11 @@
 use serde::Serialize;
 
 use crate::config::BaseUrl;
-use crate::render::views::{IncidentView, ProviderView, SummaryView, UpdateView};
+use crate::render::views::{IncidentView, ProviderView, UpdateView};
 use crate::routes;
 
+/// A provider as `providers.json` lists it and its own file begins. A number is `*_count`,
+/// a list is plural.
 #[derive(Serialize)]
 struct ProviderEntry<'a> {
     slug: &'a str,
@@ -14,25 +16,39 @@ struct ProviderEntry<'a> {
     api_url: String,
     website: Option<&'a str>,
     status_page: Option<&'a str>,
-    incidents: usize,
-    outages: usize,
-    maintenance: usize,
-    ongoing: usize,
+    incident_count: usize,
+    outage_count: usize,
+    maintenance_count: usize,
+    ongoing_count: usize,
     total_downtime_seconds: i64,
     median_duration_seconds: Option<i64>,
     last_outage: Option<&'a str>,
 }
 
+/// An incident in a list (a provider's file, a day's): everything a consumer needs without
+/// fetching its file. The incident's own file begins with the same fields; a list of several
+/// providers adds `provider` and `provider_name` beside it (`#[serde(flatten)]`).
 #[derive(Serialize)]
-struct IncidentEntry<'a> {
-    slug: String,
+pub struct ListItem<'a> {
+    slug: &'a str,
+    id: Option<&'a str>,
     title: &'a str,
-    url: &'a str,
-    api_url: String,
     impact: &'a str,
+    impact_label: &'a str,
     started: &'a str,
     resolved: Option<&'a str>,
     ongoing: bool,
+    duration_seconds: Option<i64>,
+    downtime_minutes: i64,
+    components: &'a [String],
+    regions: &'a [String],
+    url: &'a str,
+    api_url: String,
+}
+
+/// Seconds as whole minutes, rounded to the nearest (half a minute up).
+pub fn minutes(seconds: i64) -> i64 {
+    seconds.saturating_add(30).div_euclid(60)
 }
 
 fn provider_entry<'a>(provider: &'a ProviderView, base: &BaseUrl) -> ProviderEntry<'a> {
@@ -43,26 +59,33 @@ fn provider_entry<'a>(provider: &'a ProviderView, base: &BaseUrl) -> ProviderEnt
         api_url: base.url(&routes::api_provider(&provider.reference.slug)),
         website: provider.website.as_deref(),
         status_page: provider.status_page.as_deref(),
-        incidents: provider.incident_count,
-        outages: provider.stats.outages,
-        maintenance: provider.stats.maintenance,
-        ongoing: provider.stats.ongoing,
+        incident_count: provider.incident_count,
+        outage_count: provider.stats.outages,
+        maintenance_count: provider.stats.maintenance,
+        ongoing_count: provider.stats.ongoing,
         total_downtime_seconds: provider.stats.all_time.downtime_seconds,
         median_duration_seconds: provider.stats.all_time.mttr_seconds,
         last_outage: provider.stats.last.as_ref().map(|s| s.started.iso.as_str()),
     }
 }
 
-fn incident_entry<'a>(summary: &'a SummaryView, slug: &str, base: &BaseUrl) -> IncidentEntry<'a> {
-    IncidentEntry {
-        slug: slug.to_string(),
-        title: &summary.title,
-        url: &summary.url,
-        api_url: base.url(&routes::api_incident(&summary.provider.slug, slug)),
-        impact: summary.impact.keyword,
-        started: &summary.started.iso,
-        resolved: summary.resolved.as_ref().map(|t| t.iso.as_str()),
-        ongoing: summary.ongoing,
+pub fn list_item<'a>(incident: &'a IncidentView, base: &BaseUrl) -> ListItem<'a> {
+    let s = &incident.summary;
+    ListItem {
+        slug: &incident.slug,
+        id: incident.id.as_deref(),
+        title: &s.title,
+        impact: s.impact.keyword,
+        impact_label: s.impact.label,
+        started: &s.started.iso,
+        resolved: s.resolved.as_ref().map(|t| t.iso.as_str()),
+        ongoing: s.ongoing,
+        duration_seconds: incident.duration_seconds,
+        downtime_minutes: minutes(s.downtime_seconds),
+        components: &incident.components,
+        regions: &incident.regions,
+        url: &s.url,
+        api_url: base.url(&routes::api_incident(&s.provider.slug, &incident.slug)),
     }
 }
 
@@ -103,14 +126,11 @@ pub fn provider(provider: &ProviderView, incidents: &[&IncidentView], base: &Bas
     struct Doc<'a> {
         #[serde(flatten)]
         provider: ProviderEntry<'a>,
-        incidents: Vec<IncidentEntry<'a>>,
+        incidents: Vec<ListItem<'a>>,
     }
     to_json(&Doc {
         provider: provider_entry(provider, base),
-        incidents: incidents
-            .iter()
-            .map(|i| incident_entry(&i.summary, &i.slug, base))
-            .collect(),
+        incidents: incidents.iter().map(|i| list_item(i, base)).collect(),
     })
 }
 
@@ -124,17 +144,12 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
     #[derive(Serialize)]
     struct Doc<'a> {
         #[serde(flatten)]
-        entry: IncidentEntry<'a>,
-        id: Option<&'a str>,
+        entry: ListItem<'a>,
         provider: &'a str,
         provider_name: &'a str,
-        impact_label: &'a str,
         level: Option<&'a str>,
-        duration_seconds: Option<i64>,
         updated: &'a str,
-        components: &'a [String],
         unnamed_components: u32,
-        regions: &'a [String],
         official_url: Option<&'a str>,
         summary_html: &'a str,
         updates: Vec<Update<'a>>,
@@ -147,17 +162,12 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
     };
     let s = &incident.summary;
     to_json(&Doc {
-        entry: incident_entry(s, &incident.slug, base),
-        id: incident.id.as_deref(),
+        entry: list_item(incident, base),
         provider: &s.provider.slug,
         provider_name: &s.provider.name,
-        impact_label: s.impact.label,
         level: incident.level,
-        duration_seconds: incident.duration_seconds,
         updated: &incident.updated.iso,
-        components: &incident.components,
         unnamed_components: incident.unnamed_components,
-        regions: &incident.regions,
         official_url: incident.official_url.as_deref(),
         summary_html: &incident.summary_html,
         updates: incident
@@ -168,4 +178,20 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
             .collect(),
         extra: incident.extra.as_ref(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::minutes;
+
+    #[test]
+    fn api_minutes_round_to_the_nearest() {
+        assert_eq!(minutes(0), 0);
+        assert_eq!(minutes(29), 0);
+        assert_eq!(minutes(30), 1);
+        assert_eq!(minutes(89), 1);
+        assert_eq!(minutes(90), 2);
+        assert_eq!(minutes(1800), 30);
+        assert_eq!(minutes(i64::MAX), i64::MAX / 60);
+    }
 }

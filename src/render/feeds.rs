@@ -175,6 +175,24 @@ struct JsonItem<'a> {
     date_modified: &'a str,
     authors: [JsonAuthor<'a>; 1],
     tags: [&'a str; 2],
+    #[serde(rename = "_outages")]
+    outages: OutagesExtension<'a>,
+}
+
+/// The incident as data, in JSON Feed 1.1's room for extensions (an object whose name starts
+/// with `_`, which readers that do not know it ignore): what a script needs from an entry
+/// without parsing its HTML or fetching the API.
+#[derive(Serialize)]
+struct OutagesExtension<'a> {
+    provider: &'a str,
+    provider_name: &'a str,
+    impact: &'a str,
+    impact_label: &'a str,
+    started: &'a str,
+    resolved: Option<&'a str>,
+    duration_seconds: Option<i64>,
+    components: &'a [String],
+    regions: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -210,6 +228,17 @@ pub fn json(spec: &FeedSpec) -> Vec<u8> {
                     incident.summary.impact.keyword,
                     &incident.summary.provider.slug,
                 ],
+                outages: OutagesExtension {
+                    provider: &incident.summary.provider.slug,
+                    provider_name: &incident.summary.provider.name,
+                    impact: incident.summary.impact.keyword,
+                    impact_label: incident.summary.impact.label,
+                    started: &incident.summary.started.iso,
+                    resolved: incident.summary.resolved.as_ref().map(|t| t.iso.as_str()),
+                    duration_seconds: incident.duration_seconds,
+                    components: &incident.components,
+                    regions: &incident.regions,
+                },
             })
             .collect(),
     };

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod api;
 mod build;
 mod diagnostics;
 mod feeds;
