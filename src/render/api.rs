@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::config::BaseUrl;
-use crate::render::views::{IncidentView, ProviderView, UpdateView};
+use crate::render::views::{IncidentView, PeriodView, ProviderView, UpdateView};
 use crate::routes;
 
 /// A provider as `providers.json` lists it and its own file begins. A number is `*_count`,
@@ -177,6 +177,189 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
             .map(update)
             .collect(),
         extra: incident.extra.as_ref(),
+    })
+}
+
+/// The downtime rule, as `stats.json` states it for its reader.
+pub const RULE: &str = "Downtime counts a major outage (critical) in full and a partial outage (major) at 30 %; degraded performance, no impact and maintenance add none. Overlapping incidents of a provider count once, the worst impact winning each minute; an ongoing incident counts up to its latest update. Uptime is 1 - downtime / the length of the period, rounded down to two decimals. Periods are UTC years and months, and end at `through`. Incidents count in the period they started in; maintenance is counted apart.";
+
+#[derive(Serialize)]
+struct ImpactNumbers {
+    incident_count: usize,
+    duration_seconds: i64,
+}
+
+#[derive(Serialize)]
+struct PeriodNumbers<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    year: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    month: Option<String>,
+    from: &'a str,
+    to: &'a str,
+    incident_count: usize,
+    outage_count: usize,
+    maintenance_count: usize,
+    by_impact: std::collections::BTreeMap<&'static str, ImpactNumbers>,
+    downtime_seconds: i64,
+    downtime_minutes: i64,
+    uptime_percent: Option<f64>,
+    mttr_seconds: Option<i64>,
+}
+
+fn period_numbers(period: &PeriodView) -> PeriodNumbers<'_> {
+    PeriodNumbers {
+        year: None,
+        month: None,
+        from: &period.from,
+        to: &period.to,
+        incident_count: period.incidents,
+        outage_count: period.outages,
+        maintenance_count: period.maintenance,
+        by_impact: period
+            .by_impact
+            .iter()
+            .map(|t| {
+                (
+                    t.keyword,
+                    ImpactNumbers {
+                        incident_count: t.count,
+                        duration_seconds: t.duration_seconds,
+                    },
+                )
+            })
+            .collect(),
+        downtime_seconds: period.downtime_seconds,
+        downtime_minutes: minutes(period.downtime_seconds),
+        uptime_percent: period.uptime_percent,
+        mttr_seconds: period.mttr_seconds,
+    }
+}
+
+/// `api/v1/<provider>/stats.json`: the numbers of SPEC §6 over all time, the last 12
+/// months, each year (newest first) and each month (oldest first), as `(year, month,
+/// period)`.
+pub fn stats(
+    provider: &ProviderView,
+    months: &[((i32, u32), PeriodView)],
+    through: Option<&str>,
+) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        provider: &'a str,
+        name: &'a str,
+        url: &'a str,
+        through: Option<&'a str>,
+        rule: &'static str,
+        all_time: PeriodNumbers<'a>,
+        last_12_months: PeriodNumbers<'a>,
+        years: Vec<PeriodNumbers<'a>>,
+        months: Vec<PeriodNumbers<'a>>,
+    }
+    let stats = &provider.stats;
+    to_json(&Doc {
+        provider: &provider.reference.slug,
+        name: &provider.reference.name,
+        url: &provider.reference.url,
+        through,
+        rule: RULE,
+        all_time: period_numbers(&stats.all_time),
+        last_12_months: period_numbers(&stats.last_12_months),
+        years: stats
+            .years
+            .iter()
+            .map(|period| PeriodNumbers {
+                year: period.label.parse().ok(),
+                ..period_numbers(period)
+            })
+            .collect(),
+        months: months
+            .iter()
+            .map(|((year, month), period)| PeriodNumbers {
+                month: Some(format!("{year:04}-{month:02}")),
+                ..period_numbers(period)
+            })
+            .collect(),
+    })
+}
+
+/// A component as `components.json` lists it.
+pub struct ComponentEntry<'a> {
+    pub slug: &'a str,
+    pub name: &'a str,
+    pub url: String,
+    pub incident_count: usize,
+    pub last_started: &'a str,
+}
+
+/// `api/v1/<provider>/components.json`: the provider's components, by slug.
+pub fn components(provider: &ProviderView, components: &[ComponentEntry]) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Entry<'a> {
+        slug: &'a str,
+        name: &'a str,
+        url: &'a str,
+        incident_count: usize,
+        last_started: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        provider: &'a str,
+        name: &'a str,
+        components: Vec<Entry<'a>>,
+    }
+    to_json(&Doc {
+        provider: &provider.reference.slug,
+        name: &provider.reference.name,
+        components: components
+            .iter()
+            .map(|c| Entry {
+                slug: c.slug,
+                name: c.name,
+                url: &c.url,
+                incident_count: c.incident_count,
+                last_started: c.last_started,
+            })
+            .collect(),
+    })
+}
+
+/// `api/v1/days/YYYY-MM-DD.json`: every incident active on one UTC day, by start time.
+pub fn day(
+    date: &str,
+    url: &str,
+    provider_count: usize,
+    incidents: &[&IncidentView],
+    base: &BaseUrl,
+) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Item<'a> {
+        #[serde(flatten)]
+        entry: ListItem<'a>,
+        provider: &'a str,
+        provider_name: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        date: &'a str,
+        url: &'a str,
+        incident_count: usize,
+        provider_count: usize,
+        incidents: Vec<Item<'a>>,
+    }
+    to_json(&Doc {
+        date,
+        url,
+        incident_count: incidents.len(),
+        provider_count,
+        incidents: incidents
+            .iter()
+            .map(|i| Item {
+                entry: list_item(i, base),
+                provider: &i.summary.provider.slug,
+                provider_name: &i.summary.provider.name,
+            })
+            .collect(),
     })
 }
 

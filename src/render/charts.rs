@@ -85,16 +85,7 @@ const CAL_FONT: f64 = 11.0;
 /// on a 390 px phone (CSS caps the width on large screens).
 const WIDTH: f64 = 380.0;
 /// Bottom to top in a stacked bar: the worst first, so it is never hidden.
-const STACK: [Impact; 5] = [
-    Impact::Critical,
-    Impact::Major,
-    Impact::Minor,
-    Impact::None,
-    Impact::Maintenance,
-];
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
+use crate::render::views::{IMPACT_ORDER as STACK, MONTHS};
 
 /// Incidents per month as stacked bars by impact (critical at the bottom, then major, minor, none, maintenance on top), a y axis with 3–5 integer ticks, and a legend with words. Each bar has a `<title>` like "March 2024: 3 incidents — 1 major outage, 2 partial outage" (list only non-zero impacts, by label in lowercase). Empty input: return an SVG saying "No incidents" is NOT needed — return an empty String.
 pub fn incidents_per_month(id: &str, title: &str, months: &[MonthCount]) -> String {
@@ -279,7 +270,7 @@ pub fn calendar(
     );
 
     let mut body = String::new();
-    for (month, name) in MONTHS.iter().enumerate() {
+    for (month, name) in MONTHS.iter().map(|name| &name[..3]).enumerate() {
         let Some(first) = NaiveDate::from_ymd_opt(year, month as u32 + 1, 1) else {
             continue;
         };
@@ -974,7 +965,12 @@ mod tests {
             .enumerate()
             .map(|(i, counts)| {
                 let (year, m) = (2023 + (10 + i as i32) / 12, (10 + i) % 12);
-                month(&format!("{} {year}", NAMES[m]), MONTHS[m], year, counts)
+                month(
+                    &format!("{} {year}", NAMES[m]),
+                    &MONTHS[m][..3],
+                    year,
+                    counts,
+                )
             })
             .collect()
     }
@@ -985,7 +981,7 @@ mod tests {
             .enumerate()
             .map(|(i, seconds)| MonthDowntime {
                 label: format!("{} 2024", ["January", "February", "March", "April"][i]),
-                short: MONTHS[i].to_owned(),
+                short: MONTHS[i][..3].to_owned(),
                 year: 2024,
                 seconds,
                 text: Duration::from_seconds(seconds).to_string(),
@@ -1249,7 +1245,7 @@ mod tests {
             .map(|i| {
                 month(
                     "A month",
-                    MONTHS[(3 + i) % 12],
+                    &MONTHS[(3 + i) % 12][..3],
                     2023 + (3 + i as i32) / 12,
                     [1; 5],
                 )

@@ -13,7 +13,7 @@ use crate::config::BaseUrl;
 use crate::insight;
 use crate::model::{Impact, Incident};
 use crate::render::charts::{self, DayCell, MonthCount, MonthDowntime, Shade, TimelineBar};
-use crate::render::views::{self, IMPACT_ORDER, MONTHS, SummaryView, Views};
+use crate::render::views::{self, IMPACT_ORDER, SummaryView, Views};
 use crate::routes;
 
 /// The most months a provider's page charts.
@@ -53,8 +53,8 @@ pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -
             stats.months[skip..].iter().collect()
         }
     };
-    let label = |(y, m): (i32, u32)| format!("{} {y}", MONTHS[(m as usize - 1) % 12]);
-    let short = |m: u32| MONTHS[(m as usize - 1) % 12][..3].to_string();
+    let label = views::month_label;
+    let short = |m: u32| views::month_name(m)[..3].to_string();
     let counts: Vec<MonthCount> = months
         .iter()
         .map(|&&(month, ref period)| MonthCount {

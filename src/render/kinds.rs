@@ -11,7 +11,9 @@ use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::diagnostics::Diagnostic;
 use crate::insight;
 use crate::render::theme::{AssetSource, Theme};
-use crate::render::views::{FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView};
+use crate::render::views::{
+    FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView, month_label,
+};
 use crate::render::{
     Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
 };
@@ -107,6 +109,9 @@ pub static KINDS: &[&dyn Kind] = &[
     &ComponentPage,
     &DayPage,
     &DaysIndex,
+    &ApiStats,
+    &ApiComponents,
+    &ApiDay,
 ];
 
 /// A page planned with a key its kind does not read: a bug, reported rather than a panic.
@@ -1151,5 +1156,141 @@ impl Kind for DaysIndex {
             &insights::busiest_days(r.archive, r.views, base, BUSIEST * 2),
         );
         r.template("days.html", page, &ctx)
+    }
+}
+
+/// A provider's numbers as data.
+struct ApiStats;
+
+impl Kind for ApiStats {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            add(
+                routes::api_stats(provider.slug.as_str()),
+                Key::Provider(index),
+            );
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider: key.provider(),
+            ..NOTHING
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Provider(i) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let months: Vec<((i32, u32), PeriodView)> = r.archive.providers[i]
+            .stats
+            .months
+            .iter()
+            .map(|(month, period)| (*month, PeriodView::new(month_label(*month), period, None)))
+            .collect();
+        let through = r.archive.through.map(|t| TimeView::new(t).iso);
+        Ok(api::stats(
+            &r.views.providers[i],
+            &months,
+            through.as_deref(),
+        ))
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
+
+/// A provider's components as data.
+struct ApiComponents;
+
+impl Kind for ApiComponents {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            add(
+                routes::api_components(provider.slug.as_str()),
+                Key::Provider(index),
+            );
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider: key.provider(),
+            ..NOTHING
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Provider(i) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let provider = &r.archive.providers[i];
+        let entries: Vec<api::ComponentEntry> = provider
+            .components
+            .iter()
+            .filter_map(|c| {
+                let newest = &r.views.incidents[*c.incidents.first()?];
+                Some(api::ComponentEntry {
+                    slug: c.slug.as_str(),
+                    name: &c.name,
+                    url: r.config.base_url.url(&routes::component_dir(
+                        provider.slug.as_str(),
+                        c.slug.as_str(),
+                    )),
+                    incident_count: c.incidents.len(),
+                    last_started: &newest.summary.started.iso,
+                })
+            })
+            .collect();
+        Ok(api::components(&r.views.providers[i], &entries))
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
+
+/// One UTC day as data.
+struct ApiDay;
+
+impl Kind for ApiDay {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        for day in &archive.days {
+            add(routes::api_day(day.date), Key::Day(day.date));
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            days: match key {
+                Key::Day(date) => Some((date, date)),
+                _ => None,
+            },
+            ..NOTHING
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Some(day) = (match page.key {
+            Key::Day(date) => r.archive.day(date),
+            _ => None,
+        }) else {
+            return Err(wrong_key(page));
+        };
+        let incidents: Vec<&IncidentView> = day
+            .incidents
+            .iter()
+            .map(|&x| &*r.views.incidents[x])
+            .collect();
+        let base = &r.config.base_url;
+        Ok(api::day(
+            &day.date.to_string(),
+            &base.url(&routes::day_dir(day.date)),
+            day.providers,
+            &incidents,
+            base,
+        ))
     }
 }

@@ -215,6 +215,16 @@ pub const MONTHS: [&str; 12] = [
     "December",
 ];
 
+/// `March 2024` for `(2024, 3)`.
+pub fn month_label((year, month): (i32, u32)) -> String {
+    format!("{} {year}", month_name(month))
+}
+
+/// `March` for 3 (months outside 1–12 wrap, never panic).
+pub fn month_name(month: u32) -> &'static str {
+    MONTHS[(month as usize + 11) % 12]
+}
+
 /// A provider's or a component's record, as its page shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatsView {

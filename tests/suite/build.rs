@@ -445,7 +445,11 @@ fn a_rebuild_rewrites_only_what_changed_and_removes_what_is_gone() {
         "the removed incident's page is gone"
     );
     assert!(!site.path("public/api/v1/acme/b.json").exists());
-    assert!(after.contains("2 removed"), "{after}");
+    // B lasted from 5 February to 5 March: its page and API file go, and so do the 29 days
+    // only it touched (a page and a JSON file each).
+    assert!(after.contains("60 removed"), "{after}");
+    assert!(!site.path("public/days/2024-02-05").exists());
+    assert!(site.path("public/days/2024-03-05/index.html").exists());
     let unchanged = mtimes(&site.path("public"));
     assert_eq!(
         unchanged["acme/a/index.html"], times["acme/a/index.html"],

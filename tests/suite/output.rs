@@ -106,7 +106,11 @@ fn files_the_build_did_not_write_are_kept() {
     );
     std::fs::remove_file(site.path("content/globex/i1.md")).unwrap();
     let again = build_into(&site, &out);
-    assert!(again.contains("7 removed"), "the provider's pages: {again}");
+    // Its page, feeds, year page and API files (provider, stats, components, incident).
+    assert!(
+        again.contains("10 removed"),
+        "the provider's pages: {again}"
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("notes.txt")).unwrap(),
         "keep"
