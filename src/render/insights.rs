@@ -283,8 +283,7 @@ pub struct BusyDay {
 /// equals, the most incidents, then the newest.
 pub fn busiest_days(archive: &Archive, views: &Views, base: &BaseUrl, n: usize) -> Vec<BusyDay> {
     let mut days: Vec<&Day> = archive.days.iter().filter(|d| d.providers > 1).collect();
-    let key = |d: &Day| (d.providers, d.incidents.len(), d.date);
-    days.sort_unstable_by(|a, b| key(b).cmp(&key(a)));
+    days.sort_unstable_by_key(|d| std::cmp::Reverse((d.providers, d.incidents.len(), d.date)));
     days.truncate(n);
     days.into_iter()
         .map(|day| BusyDay {

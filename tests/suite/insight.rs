@@ -260,7 +260,7 @@ fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
                 (shared > 0).then(|| (shared, o.title.clone()))
             })
             .collect();
-        expected.sort_by(|a, b| b.0.cmp(&a.0));
+        expected.sort_by_key(|e| std::cmp::Reverse(e.0));
         let page = scraper::Html::parse_document(
             std::str::from_utf8(&files[&format!("{}/{}/index.html", fact.provider, fact.slug)])
                 .unwrap(),
