@@ -928,20 +928,7 @@ mod tests {
 
     /// 15 months from November 2023, the busiest March 2024.
     fn months() -> Vec<MonthCount> {
-        const NAMES: [&str; 12] = [
-            "January",
-            "February",
-            "March",
-            "April",
-            "May",
-            "June",
-            "July",
-            "August",
-            "September",
-            "October",
-            "November",
-            "December",
-        ];
+        const NAMES: [&str; 12] = MONTHS;
         // [none, minor, major, critical, maintenance]
         let counts = [
             [0, 0, 0, 0, 0],

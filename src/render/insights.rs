@@ -55,25 +55,29 @@ pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -
     };
     let label = views::month_label;
     let short = |m: u32| views::month_name(m)[..3].to_string();
-    let counts: Vec<MonthCount> = months
+    let (counts, downtime): (Vec<MonthCount>, Vec<MonthDowntime>) = months
         .iter()
-        .map(|&&(month, ref period)| MonthCount {
-            label: label(month),
-            short: short(month.1),
-            year: month.0,
-            counts: Impact::ALL.map(|impact| period.tally(impact).count as u32),
+        .map(|&&(month, ref period)| {
+            let (label, short, year) = (label(month), short(month.1), month.0);
+            let downtime = MonthDowntime {
+                label: label.clone(),
+                short: short.clone(),
+                year,
+                seconds: period.downtime.seconds(),
+                text: views::length(period.downtime),
+            };
+            let counts = Impact::ALL.map(|impact| period.tally(impact).count as u32);
+            (
+                MonthCount {
+                    label,
+                    short,
+                    year,
+                    counts,
+                },
+                downtime,
+            )
         })
-        .collect();
-    let downtime: Vec<MonthDowntime> = months
-        .iter()
-        .map(|&&(month, ref period)| MonthDowntime {
-            label: label(month),
-            short: short(month.1),
-            year: month.0,
-            seconds: period.downtime.seconds(),
-            text: views::length(period.downtime),
-        })
-        .collect();
+        .unzip();
     MonthCharts {
         incidents_svg: charts::incidents_per_month(
             &format!("{id}-incidents"),

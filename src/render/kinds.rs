@@ -65,7 +65,10 @@ pub static KINDS: &[&dyn Kind] = &[
     &IncidentPage,
     &AliasPage,
     &FeedFile,
-    &ApiProvider,
+    &ProviderFile {
+        path: routes::api_provider,
+        make: api_provider,
+    },
     &ApiIncident,
     &Cname,
     &Asset,
@@ -109,8 +112,14 @@ pub static KINDS: &[&dyn Kind] = &[
     &ComponentPage,
     &DayPage,
     &DaysIndex,
-    &ApiStats,
-    &ApiComponents,
+    &ProviderFile {
+        path: routes::api_stats,
+        make: api_stats,
+    },
+    &ProviderFile {
+        path: routes::api_components,
+        make: api_components,
+    },
     &ApiDay,
 ];
 
@@ -531,46 +540,6 @@ impl Kind for FeedFile {
     }
 }
 
-struct ApiProvider;
-
-impl Kind for ApiProvider {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        for (index, provider) in archive.providers() {
-            add(
-                routes::api_provider(provider.slug.as_str()),
-                Key::Provider(index),
-            );
-        }
-    }
-
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
-        Reads {
-            provider: key.provider(),
-            ..NOTHING
-        }
-    }
-
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Provider(i) = page.key else {
-            return Err(wrong_key(page));
-        };
-        let incidents: Vec<&IncidentView> = r.archive.providers[i]
-            .incidents
-            .iter()
-            .map(|&x| &*r.views.incidents[x])
-            .collect();
-        Ok(api::provider(
-            &r.views.providers[i],
-            &incidents,
-            &r.config.base_url,
-        ))
-    }
-
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        provider_owner(archive, page)
-    }
-}
-
 struct ApiIncident;
 
 impl Kind for ApiIncident {
@@ -905,7 +874,6 @@ impl Kind for ProviderYear {
             .find(|(y, _)| *y == year)
             .map(|(_, period)| PeriodView::new(year.to_string(), period, None));
         let years = year_links(r, i);
-        let position = source.years.iter().position(|&y| y == year);
         let mut ctx = r.html_context(
             "provider-year",
             &format!("{name} in {year}"),
@@ -920,13 +888,6 @@ impl Kind for ProviderYear {
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("period", &period);
         ctx.insert("incidents", &incidents);
-        ctx.insert(
-            "newer_year",
-            &position
-                .and_then(|p| p.checked_sub(1))
-                .and_then(|p| years.get(p)),
-        );
-        ctx.insert("older_year", &position.and_then(|p| years.get(p + 1)));
         ctx.insert("years", &years);
         ctx.insert(
             "months",
@@ -1159,99 +1120,6 @@ impl Kind for DaysIndex {
     }
 }
 
-/// A provider's numbers as data.
-struct ApiStats;
-
-impl Kind for ApiStats {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        for (index, provider) in archive.providers() {
-            add(
-                routes::api_stats(provider.slug.as_str()),
-                Key::Provider(index),
-            );
-        }
-    }
-
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
-        Reads {
-            provider: key.provider(),
-            ..NOTHING
-        }
-    }
-
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Provider(i) = page.key else {
-            return Err(wrong_key(page));
-        };
-        let months: Vec<((i32, u32), PeriodView)> = r.archive.providers[i]
-            .stats
-            .months
-            .iter()
-            .map(|(month, period)| (*month, PeriodView::new(month_label(*month), period, None)))
-            .collect();
-        let through = r.archive.through.map(|t| TimeView::new(t).iso);
-        Ok(api::stats(
-            &r.views.providers[i],
-            &months,
-            through.as_deref(),
-        ))
-    }
-
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        provider_owner(archive, page)
-    }
-}
-
-/// A provider's components as data.
-struct ApiComponents;
-
-impl Kind for ApiComponents {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
-        for (index, provider) in archive.providers() {
-            add(
-                routes::api_components(provider.slug.as_str()),
-                Key::Provider(index),
-            );
-        }
-    }
-
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
-        Reads {
-            provider: key.provider(),
-            ..NOTHING
-        }
-    }
-
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Provider(i) = page.key else {
-            return Err(wrong_key(page));
-        };
-        let provider = &r.archive.providers[i];
-        let entries: Vec<api::ComponentEntry> = provider
-            .components
-            .iter()
-            .filter_map(|c| {
-                let newest = &r.views.incidents[*c.incidents.first()?];
-                Some(api::ComponentEntry {
-                    slug: c.slug.as_str(),
-                    name: &c.name,
-                    url: r.config.base_url.url(&routes::component_dir(
-                        provider.slug.as_str(),
-                        c.slug.as_str(),
-                    )),
-                    incident_count: c.incidents.len(),
-                    last_started: &newest.summary.started.iso,
-                })
-            })
-            .collect();
-        Ok(api::components(&r.views.providers[i], &entries))
-    }
-
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        provider_owner(archive, page)
-    }
-}
-
 /// One UTC day as data.
 struct ApiDay;
 
@@ -1293,4 +1161,82 @@ impl Kind for ApiDay {
             base,
         ))
     }
+}
+
+/// One JSON file per provider (its API file, its numbers, its components), made by a
+/// function of the provider: written as data, like [`SiteFile`].
+struct ProviderFile {
+    path: fn(&str) -> String,
+    make: fn(&Renderer, ProviderIx) -> Vec<u8>,
+}
+
+impl Kind for ProviderFile {
+    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            add((self.path)(provider.slug.as_str()), Key::Provider(index));
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider: key.provider(),
+            ..NOTHING
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        match page.key {
+            Key::Provider(i) => Ok((self.make)(r, i)),
+            _ => Err(wrong_key(page)),
+        }
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
+
+/// `api/v1/<provider>.json`: the provider and its incidents.
+fn api_provider(r: &Renderer, i: ProviderIx) -> Vec<u8> {
+    let incidents: Vec<&IncidentView> = r.archive.providers[i]
+        .incidents
+        .iter()
+        .map(|&x| &*r.views.incidents[x])
+        .collect();
+    api::provider(&r.views.providers[i], &incidents, &r.config.base_url)
+}
+
+/// `api/v1/<provider>/stats.json`: its numbers, month by month too.
+fn api_stats(r: &Renderer, i: ProviderIx) -> Vec<u8> {
+    let months: Vec<((i32, u32), PeriodView)> = r.archive.providers[i]
+        .stats
+        .months
+        .iter()
+        .map(|(month, period)| (*month, PeriodView::new(month_label(*month), period, None)))
+        .collect();
+    let through = r.archive.through.map(|t| TimeView::new(t).iso);
+    api::stats(&r.views.providers[i], &months, through.as_deref())
+}
+
+/// `api/v1/<provider>/components.json`: its components, each with its page.
+fn api_components(r: &Renderer, i: ProviderIx) -> Vec<u8> {
+    let provider = &r.archive.providers[i];
+    let entries: Vec<api::ComponentEntry> = provider
+        .components
+        .iter()
+        .filter_map(|c| {
+            let newest = &r.views.incidents[*c.incidents.first()?];
+            Some(api::ComponentEntry {
+                slug: c.slug.as_str(),
+                name: &c.name,
+                url: r.config.base_url.url(&routes::component_dir(
+                    provider.slug.as_str(),
+                    c.slug.as_str(),
+                )),
+                incident_count: c.incidents.len(),
+                last_started: &newest.summary.started.iso,
+            })
+        })
+        .collect();
+    api::components(&r.views.providers[i], &entries)
 }
