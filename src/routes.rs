@@ -88,7 +88,14 @@ pub const DAYS_DIR: &str = "days/";
 
 /// One UTC day: `days/2024-03-05/`.
 pub fn day_dir(date: chrono::NaiveDate) -> String {
-    format!("{DAYS_DIR}{}/", date.format("%Y-%m-%d"))
+    format!("{DAYS_DIR}{}/", iso_date(date))
+}
+
+/// `2024-03-05`, written by hand: chrono's `format` parses its pattern on every call, and a
+/// build names days by the hundred thousand (every cell of every calendar links one).
+pub fn iso_date(date: chrono::NaiveDate) -> String {
+    use chrono::Datelike;
+    format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day())
 }
 
 /// A provider's year: `lightstep/2024/`.
@@ -116,7 +123,7 @@ pub fn api_incident(provider: &str, slug: &str) -> String {
 
 /// One UTC day as data: `api/v1/days/2024-03-05.json`.
 pub fn api_day(date: chrono::NaiveDate) -> String {
-    format!("{API_DIR}days/{}.json", date.format("%Y-%m-%d"))
+    format!("{API_DIR}days/{}.json", iso_date(date))
 }
 
 /// A provider's numbers (SPEC §6) as data.

@@ -2,7 +2,10 @@
 //! gives, written or computed, lies in the years 0001–9999: feeds, sitemaps and browsers
 //! know no others, and the pages' own date arithmetic stays far from chrono's limits.
 
-use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Utc};
+use std::sync::LazyLock;
+
+use chrono::format::{Item, Parsed, StrftimeItems};
+use chrono::{DateTime, Datelike, TimeDelta, Utc};
 
 use crate::model::{Duration, Timestamp};
 
@@ -52,36 +55,69 @@ fn in_range(time: Timestamp) -> Result<Timestamp, TimeError> {
     }
 }
 
+/// A format, parsed once: chrono's `parse_from_str` parses its pattern on every call, and
+/// an archive has a time in every update heading.
+struct Format(Vec<Item<'static>>);
+
+impl Format {
+    fn new(pattern: &'static str) -> Format {
+        Format(
+            StrftimeItems::new(pattern)
+                .parse()
+                .expect("the accepted formats are valid patterns"),
+        )
+    }
+
+    fn read(&self, text: &str) -> Option<Parsed> {
+        let mut parsed = Parsed::new();
+        chrono::format::parse(&mut parsed, text, self.0.iter()).ok()?;
+        Some(parsed)
+    }
+}
+
+/// RFC 3339 without seconds, which people write by hand (`2022-01-20T17:58+01:00`).
+static WITH_OFFSET: LazyLock<[Format; 4]> = LazyLock::new(|| {
+    [
+        Format::new("%Y-%m-%dT%H:%M%#z"),
+        Format::new("%Y-%m-%d %H:%M%#z"),
+        Format::new("%Y-%m-%d %H:%M %#z"),
+        Format::new("%Y-%m-%d %H:%M:%S %#z"),
+    ]
+});
+
+/// A time in UTC once its `UTC`, `GMT` or `Z` is taken off (`2022-01-20 17:58`).
+static IN_UTC: LazyLock<[Format; 4]> = LazyLock::new(|| {
+    [
+        Format::new("%Y-%m-%d %H:%M"),
+        Format::new("%Y-%m-%d %H:%M:%S"),
+        Format::new("%Y-%m-%dT%H:%M"),
+        Format::new("%Y-%m-%dT%H:%M:%S"),
+    ]
+});
+
 fn read(text: &str) -> Option<Timestamp> {
     let text = text.trim();
     if let Ok(time) = DateTime::parse_from_rfc3339(text) {
         return Some(time.with_timezone(&Utc));
     }
-    // RFC 3339 without seconds, which people write by hand: 2022-01-20T17:58Z.
-    for format in [
-        "%Y-%m-%dT%H:%M%#z",
-        "%Y-%m-%d %H:%M%#z",
-        "%Y-%m-%d %H:%M %#z",
-        "%Y-%m-%d %H:%M:%S %#z",
-    ] {
-        if let Ok(time) = DateTime::parse_from_str(text, format) {
-            return Some(time.with_timezone(&Utc));
-        }
-    }
+    // `… UTC` first: the form of update headings, and so the most common. A text ending in
+    // `Z` reads the same either way.
     let naive = text
         .strip_suffix("UTC")
         .or_else(|| text.strip_suffix("GMT"))
-        .or_else(|| text.strip_suffix('Z'))?
-        .trim_end();
-    [
-        "%Y-%m-%d %H:%M",
-        "%Y-%m-%d %H:%M:%S",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%dT%H:%M:%S",
-    ]
-    .iter()
-    .find_map(|format| NaiveDateTime::parse_from_str(naive, format).ok())
-    .map(|time| time.and_utc())
+        .or_else(|| text.strip_suffix('Z'))
+        .map(str::trim_end);
+    if let Some(time) = naive.and_then(|naive| {
+        IN_UTC
+            .iter()
+            .find_map(|format| format.read(naive)?.to_naive_datetime_with_offset(0).ok())
+    }) {
+        return Some(time.and_utc());
+    }
+    WITH_OFFSET
+        .iter()
+        .find_map(|format| format.read(text)?.to_datetime().ok())
+        .map(|time| time.with_timezone(&Utc))
 }
 
 #[cfg(test)]

@@ -107,7 +107,9 @@ pub fn incidents_per_month(id: &str, title: &str, months: &[MonthCount]) -> Stri
     };
     let max = totals.iter().copied().max().unwrap_or(0);
     let (step, steps) = ticks(f64::from(max), &[1.0, 2.0, 5.0]);
-    let y_ticks: Vec<String> = (0..=steps).map(|k| num(step * f64::from(k))).collect();
+    let y_ticks: Vec<String> = (0..=steps)
+        .map(|k| num(step * f64::from(k)).to_string())
+        .collect();
     let present: Vec<Impact> = STACK
         .into_iter()
         .filter(|&impact| months.iter().any(|m| m.counts[slot(impact)] > 0))
@@ -228,7 +230,7 @@ pub fn downtime_per_month(id: &str, title: &str, months: &[MonthDowntime]) -> St
     })
 }
 
-/// A GitHub-contribution-style calendar of one UTC year: 7 rows (Monday first, label Mon/Wed/Fri), one column per week, month labels on top. Each given day is `<a href=…><rect class=…><title>…</title></rect></a>` (title inside the rect or the a — it must be what a screen reader/tooltip shows); other days of the year are plain `<rect class="lvl-0">` without a link or title; cells for days outside the year are not drawn. `legend` is the list of (Shade, words) to draw as a legend below (e.g. [(Impact(Critical),"Major outage"), …] or [(Level(1),"1 provider"), …, (Level(4),"4+ providers")]). `cells` may be unsorted and may contain dates of other years (ignore those).
+/// A GitHub-contribution-style calendar of one UTC year: 7 rows (Monday first, label Mon/Wed/Fri), one column per week, month labels on top. Each given day is `<a href=…><rect class=…><title>…</title></rect></a>` (title inside the rect or the a — it must be what a screen reader/tooltip shows); other days of the year are squares of one `<path class="lvl-0">`, without a link or title; cells for days outside the year are not drawn. `legend` is the list of (Shade, words) to draw as a legend below (e.g. [(Impact(Critical),"Major outage"), …] or [(Level(1),"1 provider"), …, (Level(4),"4+ providers")]). `cells` may be unsorted and may contain dates of other years (ignore those).
 ///
 /// When two cells share a date, the first one given is drawn. The day rects are the
 /// children of `<g class="days">`, in date order.
@@ -291,27 +293,30 @@ pub fn calendar(
         );
     }
     body.push_str(r#"<g class="days">"#);
+    // Empty days are one path, a square each: a year is 365 cells, and a site draws
+    // thousands of calendars. Cells sit on whole units, so coordinates are integers.
+    const _: () = assert!(CELL == 11.0, "the empty days' path draws 11-unit squares");
+    let mut empty = String::with_capacity(days * 20);
     for (day, cell) in by_day.iter().enumerate() {
         let (x, y) = place(day);
-        let rect = format!(
-            r#"x="{}" y="{}" width="{CELL}" height="{CELL}" rx="2""#,
-            num(x),
-            num(y)
-        );
+        let (x, y) = (x as i64, y as i64);
         match cell {
             Some(cell) => {
                 let _ = write!(
                     body,
-                    r#"<a href="{}"><rect class="{}" {rect}><title>{}</title></rect></a>"#,
+                    r#"<a href="{}"><rect class="{}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" rx="2"><title>{}</title></rect></a>"#,
                     esc(&cell.href),
                     shade_class(cell.shade),
                     esc(&cell.title)
                 );
             }
             None => {
-                let _ = write!(body, r#"<rect class="lvl-0" {rect}/>"#);
+                let _ = write!(empty, "M{x} {y}h11v11h-11z");
             }
         }
+    }
+    if !empty.is_empty() {
+        let _ = write!(body, r#"<path class="lvl-0" d="{empty}"/>"#);
     }
     body.push_str("</g>");
     let width = LEFT + columns as f64 * PITCH - 2.0 + 4.0;
@@ -873,38 +878,73 @@ fn truncate(text: &str, fits: usize) -> String {
 }
 
 /// A number for SVG: at most two decimals, no trailing zeros ("12", "12.5", "0.33").
-fn num(x: f64) -> String {
-    if !x.is_finite() {
-        return "0".to_owned();
-    }
-    let text = format!("{x:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" {
-        "0".to_owned()
-    } else {
-        text.to_owned()
+fn num(x: f64) -> Num {
+    Num(x)
+}
+
+/// A coordinate as SVG text: at most two decimals, trailing zeros trimmed. Written straight
+/// into the chart by integer arithmetic, with no string of its own: `format!("{x:.2}")`
+/// takes the slow exact path of float formatting, and a build writes millions of them.
+#[derive(Clone, Copy)]
+struct Num(f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.0.is_finite() {
+            return f.write_str("0");
+        }
+        let hundredths = (self.0 * 100.0).round() as i64;
+        let sign = if hundredths < 0 { "-" } else { "" };
+        let (whole, fraction) = (
+            hundredths.unsigned_abs() / 100,
+            hundredths.unsigned_abs() % 100,
+        );
+        match fraction {
+            0 if whole == 0 => f.write_str("0"),
+            0 => write!(f, "{sign}{whole}"),
+            d if d % 10 == 0 => write!(f, "{sign}{whole}.{}", d / 10),
+            d => write!(f, "{sign}{whole}.{d:02}"),
+        }
     }
 }
 
 /// Text for XML content and attributes: `& < > " ' =` escaped, characters XML forbids
 /// dropped.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Not needed by XML, but then no ` onload=` can be found in a chart, even as text.
-            '=' => out.push_str("&#61;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
+fn esc(text: &str) -> Esc<'_> {
+    Esc(text)
+}
+
+/// Text escaped for XML as it is written into the chart, without a copy of its own.
+#[derive(Clone, Copy)]
+struct Esc<'a>(&'a str);
+
+impl std::fmt::Display for Esc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut rest = self.0;
+        while let Some(at) = rest.find(|c: char| {
+            matches!(c, '&' | '<' | '>' | '"' | '\'' | '=')
+                || (c < ' ' && !matches!(c, '\t' | '\n' | '\r'))
+                || c == '\u{FFFE}'
+                || c == '\u{FFFF}'
+        }) {
+            f.write_str(&rest[..at])?;
+            let c = rest[at..].chars().next().unwrap_or_default();
+            f.write_str(match c {
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '"' => "&quot;",
+                '\'' => "&#39;",
+                // Not needed by XML, but then no ` onload=` can be found in a chart, even as
+                // text.
+                '=' => "&#61;",
+                // Characters XML forbids are dropped.
+                _ => "",
+            })?;
+            rest = &rest[at + c.len_utf8()..];
         }
+        f.write_str(rest)
     }
-    out
 }
 
 #[cfg(test)]
@@ -1103,14 +1143,14 @@ mod tests {
 
     #[test]
     fn num_trims_trailing_zeros() {
-        assert_eq!(num(12.0), "12");
-        assert_eq!(num(12.5), "12.5");
-        assert_eq!(num(1.0 / 3.0), "0.33");
-        assert_eq!(num(0.999), "1");
-        assert_eq!(num(100.0), "100");
-        assert_eq!(num(-0.001), "0");
-        assert_eq!(num(-2.25), "-2.25");
-        assert_eq!(num(f64::NAN), "0");
+        assert_eq!(num(12.0).to_string(), "12");
+        assert_eq!(num(12.5).to_string(), "12.5");
+        assert_eq!(num(1.0 / 3.0).to_string(), "0.33");
+        assert_eq!(num(0.999).to_string(), "1");
+        assert_eq!(num(100.0).to_string(), "100");
+        assert_eq!(num(-0.001).to_string(), "0");
+        assert_eq!(num(-2.25).to_string(), "-2.25");
+        assert_eq!(num(f64::NAN).to_string(), "0");
     }
 
     #[test]
@@ -1301,11 +1341,47 @@ mod tests {
         assert!(!texts.iter().any(|t| t.ends_with('h')), "{texts:?}");
     }
 
-    fn day_rects<'a>(doc: &'a Document<'a>) -> Vec<Node<'a, 'a>> {
+    /// A day of a calendar as drawn: where, its class, and its link and tooltip if any.
+    struct Cell<'a> {
+        x: f64,
+        y: f64,
+        class: &'a str,
+        link: Option<Node<'a, 'a>>,
+        title: Option<&'a str>,
+    }
+
+    /// Every day cell, in drawing order: marked days are linked rects, empty days squares
+    /// of one path.
+    fn day_cells<'a>(doc: &'a Document<'a>) -> Vec<Cell<'a>> {
         let days = doc.descendants().find(|n| class(*n) == "days").unwrap();
-        days.descendants()
+        let mut cells: Vec<Cell> = days
+            .descendants()
             .filter(|n| n.has_tag_name("rect"))
-            .collect()
+            .map(|rect| Cell {
+                x: number(rect, "x"),
+                y: number(rect, "y"),
+                class: class(rect),
+                link: rect.parent().filter(|p| p.has_tag_name("a")),
+                title: title_of(rect),
+            })
+            .collect();
+        for path in days.descendants().filter(|n| n.has_tag_name("path")) {
+            let d = path.attribute("d").unwrap();
+            for square in d.split('M').filter(|s| !s.is_empty()) {
+                assert!(square.ends_with("h11v11h-11z"), "{square}");
+                let (x, y) = square.split_once('h').unwrap().0.split_once(' ').unwrap();
+                cells.push(Cell {
+                    x: x.parse().unwrap(),
+                    y: y.parse().unwrap(),
+                    class: class(path),
+                    link: None,
+                    title: None,
+                });
+            }
+        }
+        // Column by column, top to bottom: the order of the days.
+        cells.sort_by(|a, b| (a.x, a.y).partial_cmp(&(b.x, b.y)).unwrap());
+        cells
     }
 
     #[test]
@@ -1335,8 +1411,8 @@ mod tests {
         ];
         let svg = calendar("cal", "2024", 2024, &cells, &legend);
         let doc = check(&svg, "cal", "calendar");
-        let rects = day_rects(&doc);
-        assert_eq!(rects.len(), 366);
+        let drawn = day_cells(&doc);
+        assert_eq!(drawn.len(), 366);
         let links: Vec<Node> = doc.descendants().filter(|n| n.has_tag_name("a")).collect();
         assert_eq!(links.len(), 3);
         assert_eq!(
@@ -1360,22 +1436,16 @@ mod tests {
             ]
         );
         // Days without a cell: empty, no link, no title.
-        for rect in &rects {
-            if !rect.parent().unwrap().has_tag_name("a") {
-                assert_eq!(class(*rect), "lvl-0");
-                assert!(!rect.has_children());
+        for cell in &drawn {
+            if cell.link.is_none() {
+                assert_eq!(cell.class, "lvl-0");
+                assert!(cell.title.is_none());
             }
         }
-        assert_eq!(rects.iter().filter(|r| class(**r) == "lvl-0").count(), 363);
+        assert_eq!(drawn.iter().filter(|c| c.class == "lvl-0").count(), 363);
         // 2024-01-01 is a Monday: row 0, column 0; 2024-12-31 a Tuesday, in the last column.
-        let top = rects
-            .iter()
-            .map(|r| number(*r, "y"))
-            .fold(f64::MAX, f64::min);
-        let left = rects
-            .iter()
-            .map(|r| number(*r, "x"))
-            .fold(f64::MAX, f64::min);
+        let top = drawn.iter().map(|c| c.y).fold(f64::MAX, f64::min);
+        let left = drawn.iter().map(|c| c.x).fold(f64::MAX, f64::min);
         let jan1 = links[0].first_element_child().unwrap();
         assert_eq!((number(jan1, "x"), number(jan1, "y")), (left, top));
         let dec31 = links[2].first_element_child().unwrap();
@@ -1402,16 +1472,13 @@ mod tests {
 
         let svg = calendar("c23", "2023", 2023, &cells, &legend);
         let doc = check(&svg, "c23", "calendar");
-        let rects = day_rects(&doc);
-        assert_eq!(rects.len(), 365);
+        let drawn = day_cells(&doc);
+        assert_eq!(drawn.len(), 365);
         assert_eq!(doc.descendants().filter(|n| n.has_tag_name("a")).count(), 1);
         // 2023-01-01 is a Sunday: the last row of the first column.
-        let top = rects
-            .iter()
-            .map(|r| number(*r, "y"))
-            .fold(f64::MAX, f64::min);
-        assert_eq!(number(rects[0], "y"), top + 6.0 * 13.0);
-        assert_eq!(number(rects[1], "x"), number(rects[0], "x") + 13.0);
+        let top = drawn.iter().map(|c| c.y).fold(f64::MAX, f64::min);
+        assert_eq!(drawn[0].y, top + 6.0 * 13.0);
+        assert_eq!(drawn[1].x, drawn[0].x + 13.0);
     }
 
     #[test]
@@ -1512,8 +1579,12 @@ mod tests {
         let doc = Document::parse(&more[0]).unwrap();
         let a = doc.descendants().find(|n| n.has_tag_name("a")).unwrap();
         assert_eq!(a.attribute("href"), Some(EVIL));
-        assert!(esc("a\u{0}b\u{1b}c").eq("abc"));
-        assert_eq!(esc(r#"&<>"'="#), "&amp;&lt;&gt;&quot;&#39;&#61;");
+        assert_eq!(esc("a\u{0}b\u{1b}c").to_string(), "abc");
+        assert_eq!(
+            esc(r#"&<>"'="#).to_string(),
+            "&amp;&lt;&gt;&quot;&#39;&#61;"
+        );
+        assert_eq!(esc("é<\u{FFFE}ü—\t").to_string(), "é&lt;ü—\t");
     }
 
     #[test]
@@ -1538,7 +1609,7 @@ mod tests {
         // A calendar is drawn even without incidents: the year's empty days.
         let empty = calendar("e", "E", 2025, &[], &[]);
         let doc = check(&empty, "e", "calendar");
-        assert_eq!(day_rects(&doc).len(), 365);
+        assert_eq!(day_cells(&doc).len(), 365);
         assert!(doc.descendants().all(|n| !n.has_tag_name("a")));
         let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
         assert_eq!(desc.text(), Some("0 days with incidents in 2025."));

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 
-use crate::archive::{Archive, Day, IncidentIx, Stats};
+use crate::archive::{self, Archive, IncidentIx, Stats};
 use crate::config::BaseUrl;
 use crate::insight;
 use crate::model::{Impact, Incident};
@@ -136,7 +136,16 @@ pub fn impact_calendars(
     subject: &str,
 ) -> Vec<Calendar> {
     let mut days: BTreeMap<NaiveDate, Vec<&Incident>> = BTreeMap::new();
-    for &index in list {
+    // Newest first: only those that started before the last wanted year ends, and at most
+    // ten years (the most days an incident touches) before the first one begins, can
+    // touch one of them.
+    let (Some(&first_year), Some(&last_year)) = (years.iter().min(), years.iter().max()) else {
+        return Vec::new();
+    };
+    let year_of = |&index: &IncidentIx| archive.incidents[index].started.year();
+    let newer = list.partition_point(|i| year_of(i) > last_year);
+    let older = list.partition_point(|i| year_of(i) >= first_year.saturating_sub(10));
+    for &index in &list[newer..older.max(newer)] {
         let incident = &archive.incidents[index];
         let (first, last) = insight::days(incident);
         if !years.iter().any(|&y| first.year() <= y && y <= last.year()) {
@@ -255,7 +264,7 @@ pub fn site_calendar(
 }
 
 /// The names of the providers with an incident (not maintenance) on a day, at most `n`.
-fn provider_names(day: &Day, archive: &Archive, views: &Views, n: usize) -> String {
+fn provider_names(day: &archive::Day, archive: &Archive, views: &Views, n: usize) -> String {
     let mut names: Vec<&str> = day
         .incidents
         .iter()
@@ -286,7 +295,7 @@ pub struct BusyDay {
 /// The `n` days with the most providers affected (maintenance aside), most first; among
 /// equals, the most incidents, then the newest.
 pub fn busiest_days(archive: &Archive, views: &Views, base: &BaseUrl, n: usize) -> Vec<BusyDay> {
-    let mut days: Vec<&Day> = archive.days.iter().filter(|d| d.providers > 1).collect();
+    let mut days: Vec<&archive::Day> = archive.days.iter().filter(|d| d.providers > 1).collect();
     days.sort_unstable_by_key(|d| std::cmp::Reverse((d.providers, d.incidents.len(), d.date)));
     days.truncate(n);
     days.into_iter()
@@ -309,12 +318,19 @@ pub struct DayEntry<'a> {
 }
 
 /// A day's incidents, by start time, and their 24-hour timeline.
-pub fn day<'a>(archive: &Archive, views: &'a Views, day: &Day) -> (Vec<DayEntry<'a>>, String) {
+pub fn day<'a>(
+    archive: &Archive,
+    views: &'a Views,
+    day: &archive::Day,
+) -> (Vec<DayEntry<'a>>, String) {
     let midnight = insight::midnight(day.date);
     let minute = |t: crate::model::Timestamp| -> u32 {
         ((t - midnight).num_minutes()).clamp(0, 1440) as u32
     };
-    let clock = |t: crate::model::Timestamp| views::TimeView::new(t).text[11..16].to_string();
+    let clock = |t: crate::model::Timestamp| {
+        use chrono::Timelike;
+        format!("{:02}:{:02}", t.hour(), t.minute())
+    };
     let mut entries = Vec::with_capacity(day.incidents.len());
     let mut bars = Vec::with_capacity(day.incidents.len());
     for &index in &day.incidents {
@@ -360,9 +376,42 @@ pub fn day<'a>(archive: &Archive, views: &'a Views, day: &Day) -> (Vec<DayEntry<
 /// Another provider's incident that overlapped one.
 #[derive(Serialize)]
 pub struct Overlap<'a> {
-    pub item: &'a SummaryView,
+    pub item: Brief<'a>,
     /// How long the two overlapped: `1h 10m`.
     pub overlap: String,
+}
+
+/// An incident named on another's page (a neighbour, an overlap): the few facts a link to
+/// it shows, so a page that names ten does not carry ten whole summaries.
+#[derive(Serialize)]
+pub struct Brief<'a> {
+    pub title: &'a str,
+    pub path: &'a str,
+    pub provider: &'a views::ProviderRef,
+    pub impact: &'a views::ImpactView,
+    pub started: Day<'a>,
+}
+
+/// When a [`Brief`] started: the date and the instant.
+#[derive(Serialize)]
+pub struct Day<'a> {
+    pub iso: &'a str,
+    pub date: &'a str,
+}
+
+impl<'a> Brief<'a> {
+    pub fn of(summary: &'a SummaryView) -> Brief<'a> {
+        Brief {
+            title: &summary.title,
+            path: &summary.path,
+            provider: &summary.provider,
+            impact: &summary.impact,
+            started: Day {
+                iso: &summary.started.iso,
+                date: &summary.started.date,
+            },
+        }
+    }
 }
 
 /// How many overlapping incidents an incident page names.
@@ -404,7 +453,7 @@ pub fn same_time<'a>(
     let list = overlaps
         .into_iter()
         .map(|(seconds, other)| Overlap {
-            item: &views.incidents[other].summary,
+            item: Brief::of(&views.incidents[other].summary),
             overlap: views::length(crate::model::Duration::from_seconds(seconds)),
         })
         .collect();

@@ -423,7 +423,8 @@ impl Kind for IncidentPage {
         // The incident, its neighbours and what overlapped it: what `reads` declares.
         ctx.insert("incident", incident);
         let (newer, older) = r.archive.neighbours(i);
-        let summary_of = |x: Option<IncidentIx>| x.map(|x| &r.views.incidents[x].summary);
+        let summary_of =
+            |x: Option<IncidentIx>| x.map(|x| insights::Brief::of(&r.views.incidents[x].summary));
         ctx.insert("newer", &summary_of(newer));
         ctx.insert("older", &summary_of(older));
         let (same_time, overlap_total) = insights::same_time(r.archive, r.views, i);
@@ -882,7 +883,7 @@ impl Kind for ProviderYear {
             &provider.feeds,
             &format!("{name} incidents"),
         );
-        ctx.insert("provider", provider);
+        ctx.insert("provider", &provider.reference);
         ctx.insert("year", &year);
         ctx.insert("year_text", &year.to_string());
         ctx.insert("through", &r.archive.through.map(TimeView::new));
@@ -954,7 +955,8 @@ impl Kind for ComponentPage {
             .map(|&x| r.views.incidents[x].summary.started.year)
             .collect();
         years.dedup();
-        years.truncate(PROVIDER_CALENDARS);
+        // The latest year: a component's history is in its list and its table.
+        years.truncate(1);
         let mut ctx = r.html_context(
             "component",
             &title,
@@ -966,7 +968,7 @@ impl Kind for ComponentPage {
             &provider.feeds,
             &format!("{name} incidents"),
         );
-        ctx.insert("provider", provider);
+        ctx.insert("provider", &provider.reference);
         ctx.insert("component", &component.name);
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("stats", &stats);
