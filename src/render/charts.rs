@@ -684,10 +684,16 @@ fn svg(
     body: &str,
 ) -> String {
     let id = esc(id);
+    // A chart whose days or bars are links is a group of them, named by its title: an
+    // image may not hold links (axe's `nested-interactive`).
+    let role = match kind {
+        "calendar" | "timeline" => "group",
+        _ => "img",
+    };
     let mut out = String::with_capacity(body.len() + defs.len() + 512);
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-{kind}" viewBox="0 0 {} {}" width="100%" font-size="{}" role="img" aria-labelledby="{id}-title {id}-desc"><title id="{id}-title">{}</title><desc id="{id}-desc">{}</desc>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-{kind}" viewBox="0 0 {} {}" width="100%" font-size="{}" role="{role}" aria-labelledby="{id}-title {id}-desc"><title id="{id}-title">{}</title><desc id="{id}-desc">{}</desc>"#,
         num(width),
         num(height),
         num(font),
@@ -1093,7 +1099,12 @@ mod tests {
             root.tag_name().namespace(),
             Some("http://www.w3.org/2000/svg")
         );
-        assert_eq!(root.attribute("role"), Some("img"));
+        let role = if matches!(kind, "calendar" | "timeline") {
+            "group"
+        } else {
+            "img"
+        };
+        assert_eq!(root.attribute("role"), Some(role), "{kind}");
         assert_eq!(root.attribute("width"), Some("100%"));
         assert_eq!(class(root), format!("chart chart-{kind}"));
         let view_box: Vec<f64> = root

@@ -125,6 +125,23 @@ pub struct Calendar {
     pub days: usize,
 }
 
+impl Calendar {
+    /// The calendar of `year` with these cells, as chart `{id}-{year}`.
+    fn new(
+        id: &str,
+        title: &str,
+        year: i32,
+        cells: &[DayCell],
+        legend: &[(Shade, &str)],
+    ) -> Calendar {
+        Calendar {
+            year,
+            days: cells.len(),
+            svg: charts::calendar(&format!("{id}-{year}"), title, year, cells, legend),
+        }
+    }
+}
+
 /// Calendars of `years` for the incidents `list` (a provider's or a component's): each
 /// day coloured by the worst impact active then, linking that day's page.
 pub fn impact_calendars(
@@ -176,17 +193,13 @@ pub fn impact_calendars(
                     }
                 })
                 .collect();
-            Calendar {
+            Calendar::new(
+                id,
+                &format!("{subject}: incidents by day in {year}"),
                 year,
-                days: cells.len(),
-                svg: charts::calendar(
-                    &format!("{id}-{year}"),
-                    &format!("{subject}: incidents by day in {year}"),
-                    year,
-                    &cells,
-                    &IMPACT_LEGEND,
-                ),
-            }
+                &cells,
+                &IMPACT_LEGEND,
+            )
         })
         .collect()
 }
@@ -245,22 +258,18 @@ pub fn site_calendar(
             ),
         })
         .collect();
-    Calendar {
+    Calendar::new(
+        id,
+        &format!("Providers with incidents by day in {year}"),
         year,
-        days: cells.len(),
-        svg: charts::calendar(
-            &format!("{id}-{year}"),
-            &format!("Providers with incidents by day in {year}"),
-            year,
-            &cells,
-            &[
-                (Shade::Level(1), "1 provider"),
-                (Shade::Level(2), "2"),
-                (Shade::Level(3), "3"),
-                (Shade::Level(4), "4 or more"),
-            ],
-        ),
-    }
+        &cells,
+        &[
+            (Shade::Level(1), "1 provider"),
+            (Shade::Level(2), "2"),
+            (Shade::Level(3), "3"),
+            (Shade::Level(4), "4 or more"),
+        ],
+    )
 }
 
 /// The names of the providers with an incident (not maintenance) on a day, at most `n`.

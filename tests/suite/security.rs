@@ -58,7 +58,7 @@ fn scan_html(path: &str, html: &scraper::Html) {
                 || (name == "svg"
                     && path.ends_with(".html")
                     && (element.value().attr("aria-hidden") == Some("true")
-                        || (element.value().attr("role") == Some("img")
+                        || (matches!(element.value().attr("role"), Some("img" | "group"))
                             && element.value().has_class("chart", scraper::CaseSensitivity::CaseSensitive)))),
             "<{name}> in {path}"
         );
