@@ -432,6 +432,8 @@ struct Dirty {
     /// By provider index in the new archive, by position in its list: whether what the
     /// list shows there changed.
     provider_lists: Vec<Vec<bool>>,
+    /// By provider index in the new archive: what its lists and numbers show changed.
+    provider_summaries: Vec<bool>,
     /// The UTC days on which an incident was added, removed or changed.
     days: BTreeSet<NaiveDate>,
 }
@@ -488,25 +490,56 @@ impl Dirty {
                 )
             })
             .collect();
-        // The days of every incident that went or changed, before and after.
+        let provider_summaries = after
+            .providers
+            .iter()
+            .zip(&provider_lists)
+            .map(|(p, positions): (_, &Vec<bool>)| {
+                moved
+                    || positions.contains(&true)
+                    || old
+                        .get(p.slug.as_str())
+                        .is_none_or(|(info, name, _)| **info != p.info || *name != p.name)
+            })
+            .collect();
+        // The days of every incident that went, came or shows differently, before and
+        // after: new text in an update changes no day.
         let kept: HashSet<*const Incident> = after.incidents.iter().map(Arc::as_ptr).collect();
+        let old_by_key: HashMap<(&str, &str), usize> = before
+            .incidents
+            .iter()
+            .enumerate()
+            .map(|(n, i)| ((i.provider.as_str(), i.slug.as_str()), n))
+            .collect();
+        let mut same = HashSet::new();
         let mut days = BTreeSet::new();
         let mut add = |incident: &Incident| {
             let (first, last) = crate::insight::days(incident);
             days.extend(first.iter_days().take_while(|d| *d <= last));
         };
-        for incident in &before.incidents {
-            if !kept.contains(&Arc::as_ptr(incident)) {
-                add(incident);
+        for (n, (incident, &fresh)) in after.incidents.iter().zip(&views.fresh).enumerate() {
+            if !fresh {
+                continue;
+            }
+            match old_by_key.get(&(incident.provider.as_str(), incident.slug.as_str())) {
+                Some(&o)
+                    if !shows_differently(&old_views.incidents[o], &views.incidents[n])
+                        && crate::insight::days(&before.incidents[o])
+                            == crate::insight::days(incident) =>
+                {
+                    same.insert(o);
+                }
+                _ => add(incident),
             }
         }
-        for (incident, &fresh) in after.incidents.iter().zip(&views.fresh) {
-            if fresh {
+        for (o, incident) in before.incidents.iter().enumerate() {
+            if !kept.contains(&Arc::as_ptr(incident)) && !same.contains(&o) {
                 add(incident);
             }
         }
         Dirty {
             content: true,
+            provider_summaries,
             provider_lists,
             days,
             // A list changes where an incident is added, removed, moved or shows differently;
@@ -544,6 +577,9 @@ impl Dirty {
             || reads
                 .provider
                 .is_some_and(|p| p.get(&self.providers).is_some_and(|&dirty| dirty))
+            || reads
+                .provider_summary
+                .is_some_and(|p| p.get(&self.provider_summaries).is_some_and(|&dirty| dirty))
             || reads.provider_list.is_some_and(|(p, start, end)| {
                 p.get(&self.provider_lists).is_some_and(|list| {
                     list.get(start..end.min(list.len()))
@@ -556,8 +592,20 @@ impl Dirty {
     }
 }
 
+/// Whether a list, a day or a number would show an incident differently: its summary, its
+/// components, id or regions (a day's data lists them), or its latest update (where an
+/// ongoing incident ends). New text in an update shows only on its own page and in feeds.
+fn shows_differently(old: &IncidentView, new: &IncidentView) -> bool {
+    old.summary != new.summary
+        || old.components != new.components
+        || old.id != new.id
+        || old.regions != new.regions
+        || old.updated != new.updated
+}
+
 /// By position, whether a list shows something else there: an incident added, removed,
-/// moved or shown differently (an edit of an update's text changes nothing). As long as
+/// moved or shown differently, its components or its latest update changed (an edit of an
+/// update's text changes nothing). As long as
 /// the longer list, so a position that emptied counts too.
 fn changed_positions<'a>(
     before: impl ExactSizeIterator<Item = &'a Arc<IncidentView>>,
@@ -569,7 +617,7 @@ fn changed_positions<'a>(
     (0..length)
         .map(
             |_| match (before.next().flatten(), after.next().flatten()) {
-                (Some(old), Some(new)) => !Arc::ptr_eq(old, new) && old.summary != new.summary,
+                (Some(old), Some(new)) => !Arc::ptr_eq(old, new) && shows_differently(old, new),
                 _ => true,
             },
         )

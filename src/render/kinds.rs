@@ -68,6 +68,7 @@ pub static KINDS: &[&dyn Kind] = &[
     &ProviderFile {
         path: routes::api_provider,
         make: api_provider,
+        summary: false,
     },
     &ApiIncident,
     &Cname,
@@ -115,10 +116,12 @@ pub static KINDS: &[&dyn Kind] = &[
     &ProviderFile {
         path: routes::api_stats,
         make: api_stats,
+        summary: true,
     },
     &ProviderFile {
         path: routes::api_components,
         make: api_components,
+        summary: true,
     },
     &ApiDay,
 ];
@@ -139,6 +142,7 @@ const NOTHING: Reads = Reads {
     assets: false,
     incident: None,
     provider: None,
+    provider_summary: None,
     provider_list: None,
     days: None,
     archive: false,
@@ -308,7 +312,7 @@ impl Kind for ProviderPage {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider: key.provider(),
+            provider_summary: key.provider(),
             ..TEMPLATED
         }
     }
@@ -850,7 +854,7 @@ impl Kind for ProviderYear {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider: key.provider(),
+            provider_summary: key.provider(),
             ..TEMPLATED
         }
     }
@@ -933,7 +937,7 @@ impl Kind for ComponentPage {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider: key.provider(),
+            provider_summary: key.provider(),
             ..TEMPLATED
         }
     }
@@ -1170,6 +1174,9 @@ impl Kind for ApiDay {
 struct ProviderFile {
     path: fn(&str) -> String,
     make: fn(&Renderer, ProviderIx) -> Vec<u8>,
+    /// Whether it reads only what lists and numbers show (see `Reads::provider_summary`),
+    /// not the whole provider.
+    summary: bool,
 }
 
 impl Kind for ProviderFile {
@@ -1180,9 +1187,15 @@ impl Kind for ProviderFile {
     }
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
-        Reads {
-            provider: key.provider(),
-            ..NOTHING
+        match self.summary {
+            true => Reads {
+                provider_summary: key.provider(),
+                ..NOTHING
+            },
+            false => Reads {
+                provider: key.provider(),
+                ..NOTHING
+            },
         }
     }
 

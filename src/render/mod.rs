@@ -93,6 +93,10 @@ pub struct Reads {
     /// One provider: its `_index.md`, its incidents and components, and the archive's
     /// latest update, where its statistics end.
     pub provider: Option<ProviderIx>,
+    /// One provider as its lists and numbers show it: its `_index.md`, its incidents as a
+    /// list shows them (with their components and latest update), and the archive's latest
+    /// update. Not the text of their updates: an edit of that leaves its pages alone.
+    pub provider_summary: Option<ProviderIx>,
     /// The incidents at these positions (`start..end`) of one provider's list, as a list
     /// shows them: an incident's neighbours.
     pub provider_list: Option<(ProviderIx, usize, usize)>,

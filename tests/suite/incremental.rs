@@ -258,6 +258,8 @@ mod oracle {
             component: usize,
         },
         Delete(usize),
+        /// Adds a line to the text of incident `k`'s last update: nothing a list shows.
+        Text(usize),
         /// Renames incident `k`'s file in its folder (a new slug).
         Rename(usize),
         /// A file that does not build; a later write of it fixes it.
@@ -275,6 +277,7 @@ mod oracle {
                     k, provider, title, day, year, resolved, impact, alias, id, component,
                 }),
             1 => (0..INCIDENTS).prop_map(Edit::Delete),
+            1 => (0..INCIDENTS).prop_map(Edit::Text),
             1 => (0..INCIDENTS).prop_map(Edit::Rename),
             1 => (0..INCIDENTS).prop_map(Edit::Break),
             1 => (0..PROVIDERS.len(), proptest::option::of(0..2usize))
@@ -362,6 +365,14 @@ mod oracle {
                     Some(old) => {
                         std::fs::remove_file(self.path(&old)).unwrap();
                         vec![self.path(&old)]
+                    }
+                    None => Vec::new(),
+                },
+                Edit::Text(k) => match self.files[k].clone() {
+                    Some(file) => {
+                        let text = std::fs::read_to_string(self.path(&file)).unwrap();
+                        self.fixture.write(&file, &format!("{text}More news.\n"));
+                        vec![self.path(&file)]
                     }
                     None => Vec::new(),
                 },
@@ -555,4 +566,78 @@ fn the_index_of_every_incident_follows_edits_page_by_page() {
     );
     let rendered = served.change(&[root.join("content/acme/new.md")]);
     assert_eq!(index_pages(&rendered), 3, "{rendered:?}");
+}
+
+/// What an edit renders again follows what the pages declare they read: new text in an
+/// update renders the incident, its API file and its provider's feeds, and none of the
+/// pages of lists and numbers; a new time renders the days it moved between, the year, the
+/// component and the provider's numbers too.
+#[test]
+fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
+    let with_component = |title: &str, day: u32, hours: u32| {
+        format!(
+            "---\ntitle: {title}\nstarted: 2024-03-{day:02}T10:00:00Z\nresolved: 2024-03-{day:02}T{:02}:00:00Z\nimpact: critical\ncomponents: [API]\n---\n### 2024-03-{day:02} 10:00 UTC: investigating\nLooking.\n",
+            10 + hours
+        )
+    };
+    let fixture = Site::new(&[
+        ("content/acme/a.md", &with_component("A", 5, 1)),
+        ("content/acme/b.md", &with_component("B", 7, 1)),
+        ("content/globex/c.md", &with_component("C", 5, 2)),
+        ("content/globex/d.md", &with_component("D", 20, 1)),
+    ]);
+    let root = fixture.root().to_path_buf();
+    let mut served = Served::start(Options::new(&root));
+    let file = root.join("content/acme/a.md");
+
+    fixture.write(
+        "content/acme/a.md",
+        &format!("{}More news.\n", with_component("A", 5, 1)),
+    );
+    let mut rendered = served.change(std::slice::from_ref(&file));
+    rendered.sort();
+    assert_eq!(
+        rendered,
+        [
+            // The pages of the archive as a whole, which declare they read all of it.
+            "_redirects",
+            "acme/a/index.html",
+            "acme/feed.json",
+            "acme/feed.xml",
+            "acme/rss.xml",
+            "api/v1/acme.json",
+            "api/v1/acme/a.json",
+            "api/v1/providers.json",
+            "days/index.html",
+            "feed.json",
+            "feed.xml",
+            "index.html",
+            "rss.xml",
+            "sitemap.xml",
+        ],
+        "new text: the incident, its data, the feeds that carry its text, and no list or number"
+    );
+
+    fixture.write("content/acme/a.md", &with_component("A", 6, 3));
+    let rendered = served.change(&[file]);
+    for page in [
+        "acme/index.html",
+        "acme/2024/index.html",
+        "acme/components/api/index.html",
+        "api/v1/acme/stats.json",
+        "days/2024-03-05/index.html",
+        "days/2024-03-06/index.html",
+        // The day after: the day before it is now another.
+        "days/2024-03-07/index.html",
+        "globex/c/index.html",
+        "acme/b/index.html",
+    ] {
+        assert!(rendered.iter().any(|p| p == page), "{page}: {rendered:?}");
+    }
+    assert!(
+        !rendered.iter().any(|p| p == "days/2024-03-20/index.html"
+            || p == "globex/components/api/index.html"
+            || p == "globex/index.html"),
+        "a day and a provider it never touched: {rendered:?}"
+    );
 }
