@@ -7,17 +7,17 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use rayon::prelude::*;
 
-use crate::archive::{Archive, IncidentIx};
+use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::model::{Incident, ProviderInfo};
+use crate::model::{Incident, ProviderInfo, Slug};
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
 use crate::render::views::{IncidentView, Views};
-use crate::render::{self, KindId, Page, Renderer};
+use crate::render::{self, KindId, Page, Part, Renderer};
 
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
 /// instead of as a site without `content/`.
@@ -432,15 +432,21 @@ struct Dirty {
     /// By provider index in the new archive, by position in its list: whether what the
     /// list shows there changed.
     provider_lists: Vec<Vec<bool>>,
-    /// By provider index in the new archive: what its lists and numbers show changed.
-    provider_summaries: Vec<bool>,
+    /// By provider index in the new archive: which parts of what its lists and numbers show
+    /// changed.
+    provider_parts: Vec<Parts>,
     /// The UTC days on which an incident was added, removed or changed.
     days: BTreeSet<NaiveDate>,
 }
 
 impl Dirty {
     /// What a content change touched, from the archives before and after it.
-    fn of_content(before: &Archive, after: &Archive, old_views: &Views, views: &Views) -> Dirty {
+    fn of_content<'a>(
+        before: &'a Archive,
+        after: &'a Archive,
+        old_views: &Views,
+        views: &Views,
+    ) -> Dirty {
         let list = |archive: &Archive, indices: &[IncidentIx]| -> Vec<*const Incident> {
             indices
                 .iter()
@@ -490,18 +496,6 @@ impl Dirty {
                 )
             })
             .collect();
-        let provider_summaries = after
-            .providers
-            .iter()
-            .zip(&provider_lists)
-            .map(|(p, positions): (_, &Vec<bool>)| {
-                moved
-                    || positions.contains(&true)
-                    || old
-                        .get(p.slug.as_str())
-                        .is_none_or(|(info, name, _)| **info != p.info || *name != p.name)
-            })
-            .collect();
         // The days of every incident that went, came or shows differently, before and
         // after: new text in an update changes no day.
         let kept: HashSet<*const Incident> = after.incidents.iter().map(Arc::as_ptr).collect();
@@ -513,9 +507,18 @@ impl Dirty {
             .collect();
         let mut same = HashSet::new();
         let mut days = BTreeSet::new();
-        let mut add = |incident: &Incident| {
+        let mut parts: HashMap<&str, Parts> = HashMap::new();
+        let mut add = |incident: &'a Incident| {
             let (first, last) = crate::insight::days(incident);
             days.extend(first.iter_days().take_while(|d| *d <= last));
+            let part = parts.entry(incident.provider.as_str()).or_default();
+            part.years.extend(first.year()..=last.year());
+            part.components.extend(
+                incident
+                    .components
+                    .iter()
+                    .filter_map(|name| Slug::from_name(name).ok()),
+            );
         };
         for (n, (incident, &fresh)) in after.incidents.iter().zip(&views.fresh).enumerate() {
             if !fresh {
@@ -537,9 +540,36 @@ impl Dirty {
                 add(incident);
             }
         }
+        // The whole of a provider: its name, `_index.md`, incidents by year, or the end of
+        // every period changed.
+        let years = |p: &crate::archive::Provider| -> Vec<(i32, usize)> {
+            p.stats
+                .years
+                .iter()
+                .map(|(y, period)| (*y, period.incidents))
+                .collect()
+        };
+        let old_years: HashMap<&str, Vec<(i32, usize)>> = before
+            .providers
+            .iter()
+            .map(|p| (p.slug.as_str(), years(p)))
+            .collect();
+        let provider_parts = after
+            .providers
+            .iter()
+            .map(|p| {
+                let mut part = parts.remove(p.slug.as_str()).unwrap_or_default();
+                part.all = moved
+                    || old_years.get(p.slug.as_str()) != Some(&years(p))
+                    || old
+                        .get(p.slug.as_str())
+                        .is_none_or(|(info, name, _)| **info != p.info || *name != p.name);
+                part
+            })
+            .collect();
         Dirty {
             content: true,
-            provider_summaries,
+            provider_parts,
             provider_lists,
             days,
             // A list changes where an incident is added, removed, moved or shows differently;
@@ -577,9 +607,10 @@ impl Dirty {
             || reads
                 .provider
                 .is_some_and(|p| p.get(&self.providers).is_some_and(|&dirty| dirty))
-            || reads
-                .provider_summary
-                .is_some_and(|p| p.get(&self.provider_summaries).is_some_and(|&dirty| dirty))
+            || reads.provider_part.is_some_and(|(p, part)| {
+                p.get(&self.provider_parts)
+                    .is_some_and(|changed| changed.touches(archive, p, part))
+            })
             || reads.provider_list.is_some_and(|(p, start, end)| {
                 p.get(&self.provider_lists).is_some_and(|list| {
                     list.get(start..end.min(list.len()))
@@ -589,6 +620,32 @@ impl Dirty {
             || reads
                 .days
                 .is_some_and(|(first, last)| self.days.range(first..=last).next().is_some())
+    }
+}
+
+/// What changed of a provider, as its lists and numbers show it.
+#[derive(Default)]
+struct Parts {
+    /// All of it: its name, `_index.md`, counts by year, or the archive's end.
+    all: bool,
+    /// The years that an incident which changed touches (before or after the change).
+    years: BTreeSet<i32>,
+    /// The components of the incidents that changed, before and after.
+    components: HashSet<Slug>,
+}
+
+impl Parts {
+    /// Whether a page reading `part` of provider `p` (in the new archive) shows a change.
+    fn touches(&self, archive: &Archive, p: ProviderIx, part: Part) -> bool {
+        self.all
+            || match part {
+                Part::All => !self.years.is_empty() || !self.components.is_empty(),
+                Part::Year(year) => self.years.contains(&year),
+                Part::Component(c) => archive.providers[p]
+                    .components
+                    .get(c)
+                    .is_none_or(|component| self.components.contains(&component.slug)),
+            }
     }
 }
 

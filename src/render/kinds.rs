@@ -15,7 +15,7 @@ use crate::render::views::{
     FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView, month_label,
 };
 use crate::render::{
-    Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
+    Key, Owner, Page, Part, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
 };
 use crate::routes::{self, FeedFormat};
 
@@ -142,7 +142,7 @@ const NOTHING: Reads = Reads {
     assets: false,
     incident: None,
     provider: None,
-    provider_summary: None,
+    provider_part: None,
     provider_list: None,
     days: None,
     archive: false,
@@ -312,7 +312,7 @@ impl Kind for ProviderPage {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider_summary: key.provider(),
+            provider_part: key.provider().map(|p| (p, Part::All)),
             ..TEMPLATED
         }
     }
@@ -854,7 +854,10 @@ impl Kind for ProviderYear {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider_summary: key.provider(),
+            provider_part: match key {
+                Key::Year(p, year) => Some((p, Part::Year(year))),
+                _ => None,
+            },
             ..TEMPLATED
         }
     }
@@ -937,7 +940,10 @@ impl Kind for ComponentPage {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider_summary: key.provider(),
+            provider_part: match key {
+                Key::Component(p, c) => Some((p, Part::Component(c))),
+                _ => None,
+            },
             ..TEMPLATED
         }
     }
@@ -1174,7 +1180,7 @@ impl Kind for ApiDay {
 struct ProviderFile {
     path: fn(&str) -> String,
     make: fn(&Renderer, ProviderIx) -> Vec<u8>,
-    /// Whether it reads only what lists and numbers show (see `Reads::provider_summary`),
+    /// Whether it reads only what lists and numbers show (see `Reads::provider_part`),
     /// not the whole provider.
     summary: bool,
 }
@@ -1189,7 +1195,7 @@ impl Kind for ProviderFile {
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         match self.summary {
             true => Reads {
-                provider_summary: key.provider(),
+                provider_part: key.provider().map(|p| (p, Part::All)),
                 ..NOTHING
             },
             false => Reads {

@@ -93,10 +93,11 @@ pub struct Reads {
     /// One provider: its `_index.md`, its incidents and components, and the archive's
     /// latest update, where its statistics end.
     pub provider: Option<ProviderIx>,
-    /// One provider as its lists and numbers show it: its `_index.md`, its incidents as a
-    /// list shows them (with their components and latest update), and the archive's latest
-    /// update. Not the text of their updates: an edit of that leaves its pages alone.
-    pub provider_summary: Option<ProviderIx>,
+    /// A part of one provider as its lists and numbers show it: the incidents of the part
+    /// as a list shows them (with their components and latest update), the provider's name,
+    /// `_index.md` and count of incidents by year, and the archive's latest update. Not the
+    /// text of their updates: an edit of that leaves these pages alone.
+    pub provider_part: Option<(ProviderIx, Part)>,
     /// The incidents at these positions (`start..end`) of one provider's list, as a list
     /// shows them: an incident's neighbours.
     pub provider_list: Option<(ProviderIx, usize, usize)>,
@@ -109,6 +110,17 @@ pub struct Reads {
     /// list shows them (title, times, impact, provider, duration; not the text of their
     /// updates), and the list's length and years.
     pub list: Option<(usize, usize)>,
+}
+
+/// Which incidents of a provider a page of its lists and numbers shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Any of them (its page, its numbers).
+    All,
+    /// Those that touch a year.
+    Year(i32),
+    /// Those of a component, by its position in the provider's list of components.
+    Component(usize),
 }
 
 /// One file of the site: its path under the output folder and what it is.

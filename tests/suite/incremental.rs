@@ -585,6 +585,10 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
         ("content/acme/b.md", &with_component("B", 7, 1)),
         ("content/globex/c.md", &with_component("C", 5, 2)),
         ("content/globex/d.md", &with_component("D", 20, 1)),
+        (
+            "content/acme/old.md",
+            "---\ntitle: Old\nstarted: 2023-05-01T10:00:00Z\nduration: 1h\nimpact: major\ncomponents: [Web]\n---\n",
+        ),
     ]);
     let root = fixture.root().to_path_buf();
     let mut served = Served::start(Options::new(&root));
@@ -637,7 +641,9 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
     assert!(
         !rendered.iter().any(|p| p == "days/2024-03-20/index.html"
             || p == "globex/components/api/index.html"
-            || p == "globex/index.html"),
-        "a day and a provider it never touched: {rendered:?}"
+            || p == "globex/index.html"
+            || p == "acme/2023/index.html"
+            || p == "acme/components/web/index.html"),
+        "a day, a year, a component and a provider it never touched: {rendered:?}"
     );
 }
