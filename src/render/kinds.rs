@@ -15,7 +15,7 @@ use crate::render::views::{
     FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView, month_label,
 };
 use crate::render::{
-    Key, Owner, Page, Part, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
+    Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
 };
 use crate::routes::{self, FeedFormat};
 
@@ -312,7 +312,7 @@ impl Kind for ProviderPage {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider_part: key.provider().map(|p| (p, Part::All)),
+            provider_part: key.part(),
             ..TEMPLATED
         }
     }
@@ -854,10 +854,7 @@ impl Kind for ProviderYear {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider_part: match key {
-                Key::Year(p, year) => Some((p, Part::Year(year))),
-                _ => None,
-            },
+            provider_part: key.part(),
             ..TEMPLATED
         }
     }
@@ -940,10 +937,7 @@ impl Kind for ComponentPage {
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         Reads {
-            provider_part: match key {
-                Key::Component(p, c) => Some((p, Part::Component(c))),
-                _ => None,
-            },
+            provider_part: key.part(),
             ..TEMPLATED
         }
     }
@@ -1195,7 +1189,7 @@ impl Kind for ProviderFile {
     fn reads(&self, _: &Archive, key: Key) -> Reads {
         match self.summary {
             true => Reads {
-                provider_part: key.provider().map(|p| (p, Part::All)),
+                provider_part: key.part(),
                 ..NOTHING
             },
             false => Reads {

@@ -63,6 +63,17 @@ impl Key {
         }
     }
 
+    /// The part of a provider the key names: all of it for the provider itself, or one of
+    /// its years or components.
+    pub fn part(self) -> Option<(ProviderIx, Part)> {
+        match self {
+            Key::Provider(p) => Some((p, Part::All)),
+            Key::Year(p, year) => Some((p, Part::Year(year))),
+            Key::Component(p, c) => Some((p, Part::Component(c))),
+            _ => None,
+        }
+    }
+
     /// The provider the key names, if one.
     pub fn provider(self) -> Option<ProviderIx> {
         match self {
