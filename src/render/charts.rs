@@ -395,16 +395,15 @@ pub fn day_timeline(id: &str, title: &str, bars: &[TimelineBar]) -> String {
             num(bar_top),
             num(plot)
         );
-        // The hours' lines across the track only, clear of the label.
-        for hour in (0..=24).step_by(3) {
-            let class = if hour % 24 == 0 { "axis" } else { "grid" };
-            let x = num(x_of(hour * 60));
-            let _ = write!(
-                body,
-                r#"<line class="{class}" x1="{x}" x2="{x}" y1="{}" y2="{}"/>"#,
-                num(bar_top - 3.0),
-                num(bar_top + BAR + 3.0)
-            );
+        // The hours' lines across the track only, clear of the label: one path for the
+        // grid, one for the day's two ends.
+        let (y1, length) = (num(bar_top - 3.0), num(BAR + 6.0));
+        for (class, hours) in [("grid", 3..=21), ("axis", 0..=24)] {
+            let _ = write!(body, r#"<path class="{class}" d=""#);
+            for hour in hours.step_by(if class == "grid" { 3 } else { 24 }) {
+                let _ = write!(body, "M{} {y1}v{length}", num(x_of(hour * 60)));
+            }
+            body.push_str(r#""/>"#);
         }
         let start = bar.start_minute.min(bar.end_minute).min(1440);
         let w = (x_of(bar.end_minute) - x_of(start)).max(2.0);
@@ -1530,17 +1529,26 @@ mod tests {
         assert_eq!(
             links[2]
                 .children()
-                .filter(|n| n.has_tag_name("path"))
+                .filter(|n| n.has_tag_name("path") && class(*n).starts_with("i-"))
                 .count(),
             2
         );
         assert_eq!(
             links[0]
                 .children()
-                .filter(|n| n.has_tag_name("path"))
+                .filter(|n| n.has_tag_name("path") && class(*n).starts_with("i-"))
                 .count(),
             0
         );
+        // Each row's hour lines: the grid at 03 to 21, the axis at 00 and 24.
+        let lines = |kind: &str| {
+            links[0]
+                .children()
+                .find(|n| n.has_tag_name("path") && class(*n) == kind)
+                .and_then(|n| n.attribute("d"))
+                .map_or(0, |d| d.matches('M').count())
+        };
+        assert_eq!((lines("grid"), lines("axis")), (7, 2));
         let texts: Vec<&str> = doc
             .descendants()
             .filter(|n| n.has_tag_name("text"))
