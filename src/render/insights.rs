@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 
-use crate::archive::{self, Archive, IncidentIx, Stats};
+use crate::archive::{Archive, Day, IncidentIx, Stats};
 use crate::config::BaseUrl;
 use crate::insight;
 use crate::model::{Impact, Incident};
@@ -273,7 +273,7 @@ pub fn site_calendar(
 }
 
 /// The names of the providers with an incident (not maintenance) on a day, at most `n`.
-fn provider_names(day: &archive::Day, archive: &Archive, views: &Views, n: usize) -> String {
+fn provider_names(day: &Day, archive: &Archive, views: &Views, n: usize) -> String {
     let mut names: Vec<&str> = day
         .incidents
         .iter()
@@ -304,7 +304,7 @@ pub struct BusyDay {
 /// The `n` days with the most providers affected (maintenance aside), most first; among
 /// equals, the most incidents, then the newest.
 pub fn busiest_days(archive: &Archive, views: &Views, base: &BaseUrl, n: usize) -> Vec<BusyDay> {
-    let mut days: Vec<&archive::Day> = archive.days.iter().filter(|d| d.providers > 1).collect();
+    let mut days: Vec<&Day> = archive.days.iter().filter(|d| d.providers > 1).collect();
     days.sort_unstable_by_key(|d| std::cmp::Reverse((d.providers, d.incidents.len(), d.date)));
     days.truncate(n);
     days.into_iter()
@@ -327,11 +327,7 @@ pub struct DayEntry<'a> {
 }
 
 /// A day's incidents, by start time, and their 24-hour timeline.
-pub fn day<'a>(
-    archive: &Archive,
-    views: &'a Views,
-    day: &archive::Day,
-) -> (Vec<DayEntry<'a>>, String) {
+pub fn day<'a>(archive: &Archive, views: &'a Views, day: &Day) -> (Vec<DayEntry<'a>>, String) {
     let midnight = insight::midnight(day.date);
     let minute = |t: crate::model::Timestamp| -> u32 {
         ((t - midnight).num_minutes()).clamp(0, 1440) as u32
@@ -398,12 +394,12 @@ pub struct Brief<'a> {
     pub path: &'a str,
     pub provider: &'a views::ProviderRef,
     pub impact: &'a views::ImpactView,
-    pub started: Day<'a>,
+    pub started: Started<'a>,
 }
 
 /// When a [`Brief`] started: the date and the instant.
 #[derive(Serialize)]
-pub struct Day<'a> {
+pub struct Started<'a> {
     pub iso: &'a str,
     pub date: &'a str,
 }
@@ -415,7 +411,7 @@ impl<'a> Brief<'a> {
             path: &summary.path,
             provider: &summary.provider,
             impact: &summary.impact,
-            started: Day {
+            started: Started {
                 iso: &summary.started.iso,
                 date: &summary.started.date,
             },

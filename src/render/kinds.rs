@@ -323,7 +323,6 @@ impl Kind for ProviderPage {
         };
         let provider = &r.views.providers[i];
         let source = &r.archive.providers[i];
-        let base = &r.config.base_url;
         let name = &provider.reference.name;
         let latest: Vec<&SummaryView> = source
             .incidents
@@ -349,21 +348,7 @@ impl Kind for ProviderPage {
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("years", &year_links(r, i));
         ctx.insert("components", &component_links(r, i));
-        ctx.insert(
-            "months",
-            &insights::month_charts(&source.stats, None, "months", name),
-        );
-        ctx.insert(
-            "calendars",
-            &insights::impact_calendars(
-                r.archive,
-                base,
-                &source.incidents,
-                calendar_years,
-                "calendar",
-                name,
-            ),
-        );
+        insert_charts(&mut ctx, r, i, None, calendar_years);
         r.template("provider.html", page, &ctx)
     }
 
@@ -714,19 +699,7 @@ impl Kind for IncidentIndex {
         };
         let start = (n - 1).saturating_mul(INDEX_PAGE).min(all.len());
         let end = start.saturating_add(INDEX_PAGE).min(all.len());
-        let shown: Vec<Year> = all[start..end].iter().fold(Vec::new(), |mut groups, view| {
-            let summary = &view.summary;
-            match groups.last_mut() {
-                Some(Year { year, incidents }) if *year == summary.started.year => {
-                    incidents.push(summary)
-                }
-                _ => groups.push(Year {
-                    year: summary.started.year,
-                    incidents: vec![summary],
-                }),
-            }
-            groups
-        });
+        let shown = by_year(all[start..end].iter().map(|view| &view.summary));
         let title = match n {
             1 => "Every incident".to_string(),
             n => format!("Every incident, page {n} of {pages}"),
@@ -839,6 +812,38 @@ fn component_links<'a>(r: &'a Renderer, i: ProviderIx) -> Vec<CountLink<'a>> {
     links
 }
 
+/// A provider's month charts (the last months, or those of `year`) and its calendars of
+/// `calendar_years`, as its page and its year pages show them.
+fn insert_charts(
+    ctx: &mut Context,
+    r: &Renderer,
+    i: ProviderIx,
+    year: Option<i32>,
+    calendar_years: &[i32],
+) {
+    let source = &r.archive.providers[i];
+    let name = &r.views.providers[i].reference.name;
+    let subject = match year {
+        Some(year) => format!("{name}, {year}"),
+        None => name.clone(),
+    };
+    ctx.insert(
+        "months",
+        &insights::month_charts(&source.stats, year, "months", &subject),
+    );
+    ctx.insert(
+        "calendars",
+        &insights::impact_calendars(
+            r.archive,
+            &r.config.base_url,
+            &source.incidents,
+            calendar_years,
+            "calendar",
+            name,
+        ),
+    );
+}
+
 /// A provider's incidents of one year, with that year's numbers, charts and calendar.
 struct ProviderYear;
 
@@ -894,26 +899,7 @@ impl Kind for ProviderYear {
         ctx.insert("period", &period);
         ctx.insert("incidents", &incidents);
         ctx.insert("years", &years);
-        ctx.insert(
-            "months",
-            &insights::month_charts(
-                &source.stats,
-                Some(year),
-                "months",
-                &format!("{name}, {year}"),
-            ),
-        );
-        ctx.insert(
-            "calendars",
-            &insights::impact_calendars(
-                r.archive,
-                &r.config.base_url,
-                &source.incidents,
-                &[year],
-                "calendar",
-                name,
-            ),
-        );
+        insert_charts(&mut ctx, r, i, Some(year), &[year]);
         r.template("provider_year.html", page, &ctx)
     }
 

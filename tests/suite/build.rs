@@ -179,7 +179,9 @@ fn provider_pages_show_stats_and_group_by_year_newest_first() {
         ),
         (
             "content/acme/a.md",
-            "---\ntitle: A\nstarted: 2023-05-01T10:00:00Z\nduration: 1h\nimpact: minor\n---\n",
+            // The longest incident, but degraded performance: not the longest outage (the
+            // Edgewise sample once linked its "longest" to a No-impact delay).
+            "---\ntitle: A\nstarted: 2023-05-01T10:00:00Z\nduration: 5h\nimpact: minor\n---\n",
         ),
         (
             "content/acme/b.md",
@@ -219,13 +221,21 @@ fn provider_pages_show_stats_and_group_by_year_newest_first() {
         stat("Uptime, last 12 months"),
         "Uptime, last 12 months 99.96 %"
     );
-    assert_eq!(stat("Median"), "Median time to resolve 2h");
+    // A's 5 h, B's 3 h and C's 2 h: maintenance is not resolved outage time.
+    assert_eq!(stat("Median"), "Median time to resolve 3h");
     assert_eq!(
         stat("Longest outage"),
         "Longest outage 3h",
         "the longest major or partial outage"
     );
     assert_eq!(stat("Last incident"), "Last incident 2024-06-01");
+    // All time: A's five hours of degraded performance add no downtime (an import once
+    // showed days of "downtime" made only of No-impact incidents).
+    let all_time: Vec<String> = select(&page, "table.periods tbody tr")
+        .last()
+        .map(|row| row.child_elements().map(|cell| text(&cell)).collect())
+        .unwrap_or_default();
+    assert_eq!(all_time[..3], ["All time", "3", "2h 54m"]);
     let years: Vec<String> = select(&page, ".year-links a").iter().map(text).collect();
     assert_eq!(years, ["2024 3", "2023 1"], "each year links its page");
     let year = site.html("acme/2024/index.html");
