@@ -12,6 +12,7 @@ use crate::diagnostics::Diagnostics;
 use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
+use crate::search;
 use crate::site::{Options, Site, render_pages};
 
 /// What a build did, for the summary line.
@@ -46,6 +47,9 @@ pub enum Error {
     /// a warning): exit code 1.
     #[error(transparent)]
     Output(output::Error),
+    /// The search index could not be built; the output is untouched: exit code 1.
+    #[error("{0}")]
+    Search(String),
 }
 
 impl From<output::Error> for Error {
@@ -98,44 +102,66 @@ fn run(
         Some(output) if !output.is_unchanged(path, bytes) => Some(output.stage(bytes)),
         _ => None,
     };
-    let rendered = render_pages(&site.renderer(), &pages, |page, bytes| {
-        progress.inc(1);
-        // Compared and staged now, in parallel, so no page is held in memory.
-        let staged = stage(&page.path, &bytes);
-        let mut files = vec![(page.path.clone(), staged)];
+    // A file of the site, compared and staged (with its compressed siblings) as soon as
+    // it is made, in parallel, so none is held in memory.
+    let emit = |path: &str, bytes: &[u8]| {
+        let staged = stage(path, bytes);
+        let mut files = vec![(path.to_string(), staged)];
         // A site's own `X.gz` or `X.br` (a static file) is kept, and `X` not compressed.
         let own_sibling = |suffix: &str| {
-            let sibling = format!("{}{suffix}", page.path);
+            let sibling = format!("{path}{suffix}");
             site.pages
                 .binary_search_by(|p| p.path.as_str().cmp(&sibling))
                 .is_ok()
         };
         if options.precompress
-            && output::compressible(&page.path, bytes.len())
+            && output::compressible(path, bytes.len())
             && !own_sibling(".gz")
             && !own_sibling(".br")
         {
             let siblings_exist = output.as_ref().is_some_and(|output| {
                 [".gz", ".br"]
                     .iter()
-                    .all(|suffix| output.has_file(&format!("{}{suffix}", page.path)))
+                    .all(|suffix| output.has_file(&format!("{path}{suffix}")))
             });
             if files[0].1.is_none() && siblings_exist {
-                // Unchanged page, unchanged siblings: no need to compress it again.
-                files.extend([".gz", ".br"].map(|suffix| (format!("{}{suffix}", page.path), None)));
+                // Unchanged file, unchanged siblings: no need to compress it again.
+                files.extend([".gz", ".br"].map(|suffix| (format!("{path}{suffix}"), None)));
             } else {
-                for (suffix, compressed) in output::precompressed(&bytes) {
-                    let path = format!("{}{suffix}", page.path);
+                for (suffix, compressed) in output::precompressed(bytes) {
+                    let path = format!("{path}{suffix}");
                     let staged = stage(&path, &compressed);
                     files.push((path, staged));
                 }
             }
         }
         files
-    })
-    .map_err(Error::Invalid)?;
-    let mut files = Vec::with_capacity(rendered.len());
-    for (path, staged) in rendered.into_iter().flatten() {
+    };
+    // The search index is built beside the pages (its records are added one at a time, so
+    // it keeps one core busy while the pages take the rest). `check` has nothing to index.
+    let index = output.is_some() && site.config.search;
+    let (rendered, index) = rayon::join(
+        || {
+            render_pages(&site.renderer(), &pages, |page, bytes| {
+                progress.inc(1);
+                emit(&page.path, &bytes)
+            })
+        },
+        || {
+            index.then(|| {
+                let records = search::records(&site.archive.incidents, &site.views.incidents);
+                search::index(records, &site.config.language)
+            })
+        },
+    );
+    let rendered = rendered.map_err(Error::Invalid)?;
+    let index = index
+        .transpose()
+        .map_err(Error::Search)?
+        .unwrap_or_default();
+    let indexed = index.iter().flat_map(|(path, bytes)| emit(path, bytes));
+    let mut files = Vec::with_capacity(rendered.len() + index.len());
+    for (path, staged) in rendered.into_iter().flatten().chain(indexed) {
         files.push(OutputFile {
             path,
             staged: staged.transpose()?,

@@ -89,6 +89,7 @@ struct RawConfig {
     feed_limit: Option<Spanned<usize>>,
     cname: Option<Spanned<String>>,
     language: Option<String>,
+    search: Option<bool>,
 }
 
 impl crate::content::source::Scrub for RawConfig {
@@ -100,6 +101,7 @@ impl crate::content::source::Scrub for RawConfig {
             feed_limit: _,
             cname,
             language,
+            search: _,
         } = self;
         for text in [title, description, language] {
             text.scrub();
@@ -116,6 +118,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "feed_limit",
     "cname",
     "language",
+    "search",
 ];
 
 /// The settings of one site, defaults applied.
@@ -127,6 +130,8 @@ pub struct Config {
     pub feed_limit: usize,
     pub cname: Option<String>,
     pub language: String,
+    /// A search page, the box in every page's header, and the index they read.
+    pub search: bool,
 }
 
 impl Default for Config {
@@ -138,6 +143,7 @@ impl Default for Config {
             feed_limit: 50,
             cname: None,
             language: "en".to_string(),
+            search: true,
         }
     }
 }
@@ -217,6 +223,9 @@ impl Config {
         }
         if let Some(language) = raw.language {
             config.language = language;
+        }
+        if let Some(search) = raw.search {
+            config.search = search;
         }
         if errors.is_empty() {
             Ok(config)

@@ -15,6 +15,7 @@ pub mod model;
 pub mod output;
 pub mod render;
 pub mod routes;
+pub mod search;
 pub mod serve;
 pub mod site;
 pub mod sources;

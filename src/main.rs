@@ -186,7 +186,7 @@ fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
             eprintln!("error: {error}");
             ExitCode::from(2)
         }
-        Err(error @ Error::Output(_)) => {
+        Err(error @ (Error::Output(_) | Error::Search(_))) => {
             eprintln!("error: {error}");
             ExitCode::from(1)
         }

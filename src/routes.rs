@@ -86,6 +86,16 @@ pub fn incidents_dir(n: usize) -> String {
 /// The calendar of every day with an incident.
 pub const DAYS_DIR: &str = "days/";
 
+/// The search page, and its folder.
+pub const SEARCH_DIR: &str = "search/";
+pub const SEARCH_PAGE: &str = "search/index.html";
+
+/// The theme's script of the search page.
+pub const SEARCH_SCRIPT: &str = "search.js";
+
+/// The search index, as Pagefind names its files inside.
+pub const SEARCH_INDEX_DIR: &str = "pagefind/";
+
 /// One UTC day: `days/2024-03-05/`.
 pub fn day_dir(date: chrono::NaiveDate) -> String {
     format!("{DAYS_DIR}{}/", iso_date(date))

@@ -8,22 +8,35 @@ use crate::config::BaseUrl;
 use crate::routes::{self, FeedFormat};
 
 /// What the default theme needs, and nothing more: no scripts, styles and images from the
-/// site itself (images in incident text may come from anywhere over https).
+/// site itself (images in incident text may come from anywhere over https), and forms
+/// only to the site (the header's search box).
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; \
-     font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+     font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The search page's, the one page with a script: the theme's own and Pagefind's, which
+/// compiles its WebAssembly (`wasm-unsafe-eval`, not `unsafe-eval`), fetches the index and
+/// may search in a worker. Nothing inline, nothing from elsewhere.
+pub const SEARCH_CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+     connect-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self' https: data:; \
+     font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const SHORT: &str = "public, max-age=300, must-revalidate";
 const YEAR: &str = "public, max-age=31536000, immutable";
 
 /// `_headers`: security headers everywhere; short caching for pages, feeds and the API,
 /// with the feeds' own content types; a year for assets whose names carry a hash.
-pub fn headers(base: &BaseUrl, hashed_assets: &[&str]) -> Vec<u8> {
+pub fn headers(base: &BaseUrl, hashed_assets: &[&str], search: bool) -> Vec<u8> {
     let root = base.root_path();
     let mut out = String::from("# Read by Netlify and Cloudflare Pages. Written by outages.\n");
     let mut rule = |pattern: String, headers: &[(&str, &str)]| {
         let _ = writeln!(out, "{pattern}");
         for (name, value) in headers {
-            let _ = writeln!(out, "  {name}: {value}");
+            // No value: `! Name`, Cloudflare's way to drop a header an earlier rule set.
+            if value.is_empty() {
+                let _ = writeln!(out, "  {name}");
+            } else {
+                let _ = writeln!(out, "  {name}: {value}");
+            }
         }
     };
     rule(
@@ -34,6 +47,17 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str]) -> Vec<u8> {
             ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
         ],
     );
+    if search {
+        // Cloudflare Pages joins the values of every rule that matches, which would
+        // enforce both policies: `!` detaches the site's first. Netlify takes the last.
+        rule(
+            format!("{root}{}*", routes::SEARCH_DIR),
+            &[
+                ("! Content-Security-Policy", ""),
+                ("Content-Security-Policy", SEARCH_CONTENT_SECURITY_POLICY),
+            ],
+        );
+    }
     rule(root.to_string(), &[("Cache-Control", SHORT)]);
     rule(format!("{root}*/"), &[("Cache-Control", SHORT)]);
     for format in FeedFormat::ALL {
@@ -57,6 +81,15 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str]) -> Vec<u8> {
     );
     for asset in hashed_assets {
         rule(format!("{root}{asset}"), &[("Cache-Control", YEAR)]);
+    }
+    if search {
+        // Pagefind names these by a hash of their bytes; its entry file says which to load.
+        for dir in ["index", "fragment", "filter"] {
+            rule(
+                format!("{root}{}{dir}/*", routes::SEARCH_INDEX_DIR),
+                &[("Cache-Control", YEAR)],
+            );
+        }
     }
     out.into_bytes()
 }

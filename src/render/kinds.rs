@@ -8,6 +8,7 @@ use chrono::{Datelike, NaiveDate};
 use tera::Context;
 
 use crate::archive::{Archive, IncidentIx, ProviderIx};
+use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::insight;
 use crate::render::theme::{AssetSource, Theme};
@@ -34,7 +35,13 @@ const BUSIEST: usize = 10;
 /// One kind of file of the site.
 pub trait Kind: Sync {
     /// Adds the kind's pages: each a path and the key it is rendered from.
-    fn plan(&self, archive: &Archive, theme: &Theme, cname: bool, add: &mut dyn FnMut(String, Key));
+    fn plan(
+        &self,
+        archive: &Archive,
+        theme: &Theme,
+        config: &Config,
+        add: &mut dyn FnMut(String, Key),
+    );
 
     /// What a page of this kind reads, besides `site.yaml`, in the archive it is planned
     /// from.
@@ -113,6 +120,7 @@ pub static KINDS: &[&dyn Kind] = &[
     &ComponentPage,
     &DayPage,
     &DaysIndex,
+    &SearchPage,
     &ProviderFile {
         path: routes::api_stats,
         make: api_stats,
@@ -168,7 +176,7 @@ struct SiteFile {
 }
 
 impl Kind for SiteFile {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         add(self.path.to_string(), Key::Site);
     }
 
@@ -185,15 +193,27 @@ impl Kind for SiteFile {
     }
 }
 
+/// The theme's asset that is not written: its search script, when there is no search page
+/// to load it (a site's own `static/search.js` is written all the same).
+fn unused_asset<'t>(theme: &'t Theme, config: &Config) -> Option<&'t str> {
+    let path = theme.asset_paths.get(routes::SEARCH_SCRIPT)?;
+    let theirs = theme
+        .assets
+        .iter()
+        .any(|asset| asset.path == *path && matches!(asset.source, AssetSource::Embedded(_)));
+    (!config.search && theirs).then_some(path.as_str())
+}
+
 fn headers(r: &Renderer) -> Vec<u8> {
+    let unused = unused_asset(r.theme, r.config);
     let hashed: Vec<&str> = r
         .theme
         .asset_paths
         .iter()
-        .filter(|(name, path)| name != path)
+        .filter(|(name, path)| name != path && unused != Some(path.as_str()))
         .map(|(_, path)| path.as_str())
         .collect();
-    hosting::headers(&r.config.base_url, &hashed)
+    hosting::headers(&r.config.base_url, &hashed, r.config.search)
 }
 
 fn redirects(r: &Renderer) -> Vec<u8> {
@@ -214,7 +234,7 @@ fn redirects(r: &Renderer) -> Vec<u8> {
 struct Home;
 
 impl Kind for Home {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         add(routes::HOME.into(), Key::Site);
     }
 
@@ -275,7 +295,7 @@ impl Kind for Home {
 struct NotFound;
 
 impl Kind for NotFound {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         add(routes::NOT_FOUND.into(), Key::Site);
     }
 
@@ -303,7 +323,7 @@ impl Kind for NotFound {
 struct ProviderPage;
 
 impl Kind for ProviderPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, provider) in archive.providers() {
             let dir = routes::provider_dir(provider.slug.as_str());
             add(routes::page(&dir), Key::Provider(index));
@@ -360,7 +380,7 @@ impl Kind for ProviderPage {
 struct IncidentPage;
 
 impl Kind for IncidentPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, incident) in archive.incidents() {
             let dir = routes::incident_dir(incident.provider.as_str(), incident.slug.as_str());
             add(routes::page(&dir), Key::Incident(index));
@@ -436,7 +456,7 @@ impl Kind for IncidentPage {
 struct AliasPage;
 
 impl Kind for AliasPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, incident) in archive.incidents() {
             for (number, alias) in incident.aliases.iter().enumerate() {
                 add(routes::alias(&alias.path), Key::Alias(index, number));
@@ -477,7 +497,7 @@ impl Kind for AliasPage {
 struct FeedFile;
 
 impl Kind for FeedFile {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for format in FeedFormat::ALL {
             add(routes::feed("", format), Key::Feed(None, format));
         }
@@ -533,7 +553,7 @@ impl Kind for FeedFile {
 struct ApiIncident;
 
 impl Kind for ApiIncident {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, incident) in archive.incidents() {
             let (provider, slug) = (incident.provider.as_str(), incident.slug.as_str());
             add(routes::api_incident(provider, slug), Key::Incident(index));
@@ -562,8 +582,8 @@ impl Kind for ApiIncident {
 struct Cname;
 
 impl Kind for Cname {
-    fn plan(&self, _: &Archive, _: &Theme, cname: bool, add: &mut dyn FnMut(String, Key)) {
-        if cname {
+    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, Key)) {
+        if config.cname.is_some() {
             add(routes::CNAME.into(), Key::Site);
         }
     }
@@ -584,9 +604,12 @@ impl Kind for Cname {
 struct Asset;
 
 impl Kind for Asset {
-    fn plan(&self, _: &Archive, theme: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, _: &Archive, theme: &Theme, config: &Config, add: &mut dyn FnMut(String, Key)) {
+        let unused = unused_asset(theme, config);
         for (index, asset) in theme.assets.iter().enumerate() {
-            add(asset.path.clone(), Key::Asset(index));
+            if unused != Some(asset.path.as_str()) {
+                add(asset.path.clone(), Key::Asset(index));
+            }
         }
     }
 
@@ -648,7 +671,7 @@ struct YearLink {
 }
 
 impl Kind for IncidentIndex {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         let pages = archive.incidents.len().div_ceil(INDEX_PAGE).max(1);
         for n in 1..=pages {
             add(routes::page(&routes::incidents_dir(n)), Key::Number(n));
@@ -848,7 +871,7 @@ fn insert_charts(
 struct ProviderYear;
 
 impl Kind for ProviderYear {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, provider) in archive.providers() {
             for &year in &provider.years {
                 let dir = routes::provider_year_dir(provider.slug.as_str(), year);
@@ -912,7 +935,7 @@ impl Kind for ProviderYear {
 struct ComponentPage;
 
 impl Kind for ComponentPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, provider) in archive.providers() {
             for (number, component) in provider.components.iter().enumerate() {
                 let dir = routes::component_dir(provider.slug.as_str(), component.slug.as_str());
@@ -995,7 +1018,7 @@ impl Kind for ComponentPage {
 struct DayPage;
 
 impl Kind for DayPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for day in &archive.days {
             add(routes::page(&routes::day_dir(day.date)), Key::Day(day.date));
         }
@@ -1070,7 +1093,7 @@ impl Kind for DayPage {
 struct DaysIndex;
 
 impl Kind for DaysIndex {
-    fn plan(&self, _: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         add(routes::page(routes::DAYS_DIR), Key::Site);
     }
 
@@ -1116,7 +1139,7 @@ impl Kind for DaysIndex {
 struct ApiDay;
 
 impl Kind for ApiDay {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for day in &archive.days {
             add(routes::api_day(day.date), Key::Day(day.date));
         }
@@ -1166,7 +1189,7 @@ struct ProviderFile {
 }
 
 impl Kind for ProviderFile {
-    fn plan(&self, archive: &Archive, _: &Theme, _: bool, add: &mut dyn FnMut(String, Key)) {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, provider) in archive.providers() {
             add((self.path)(provider.slug.as_str()), Key::Provider(index));
         }
@@ -1240,4 +1263,36 @@ fn api_components(r: &Renderer, i: ProviderIx) -> Vec<u8> {
         })
         .collect();
     api::components(&r.views.providers[i], &entries)
+}
+
+/// `search/`: the search box, facets and results, drawn by the theme's script from the
+/// index; without JavaScript, where else to look.
+struct SearchPage;
+
+impl Kind for SearchPage {
+    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, Key)) {
+        if config.search {
+            add(routes::SEARCH_PAGE.into(), Key::Site);
+        }
+    }
+
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
+        TEMPLATED
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let base = &r.config.base_url;
+        let ctx = r.html_context(
+            "search",
+            "Search",
+            format!(
+                "Search every incident of the {}: by words, provider, impact, year, component and region.",
+                r.config.title
+            ),
+            routes::SEARCH_DIR,
+            &FeedLinks::new(base, ""),
+            "All incidents",
+        );
+        r.template("search.html", page, &ctx)
+    }
 }

@@ -104,6 +104,39 @@ pub fn to_html(markdown: &str, page_url: &str) -> String {
     }
 }
 
+/// The words of untrusted markdown as a reader sees them, for the search index: text and
+/// code, blocks and lines apart, link targets and raw HTML left out (no markup of the
+/// content reaches the index, so none can reach a result). Written to `out`.
+pub fn push_text(out: &mut String, markdown: &str) {
+    let mut gap = false;
+    for event in events(markdown) {
+        match event {
+            Event::Text(text) | Event::Code(text) => {
+                if gap && !out.is_empty() {
+                    out.push(' ');
+                }
+                gap = false;
+                out.push_str(&text);
+            }
+            // The end of a block, not of a word's emphasis: `**cloud**flare` stays one word.
+            Event::End(
+                TagEnd::Emphasis
+                | TagEnd::Strong
+                | TagEnd::Strikethrough
+                | TagEnd::Superscript
+                | TagEnd::Subscript
+                | TagEnd::Link
+                | TagEnd::Image,
+            ) => {}
+            Event::SoftBreak | Event::HardBreak | Event::End(_) | Event::Rule => gap = true,
+            _ => {}
+        }
+    }
+    if gap && !out.is_empty() {
+        out.push(' ');
+    }
+}
+
 fn render(markdown: &str, page_url: &str) -> String {
     if markdown.trim().is_empty() {
         return String::new();
@@ -238,6 +271,16 @@ fn demote(level: HeadingLevel) -> HeadingLevel {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_keeps_the_words_and_drops_the_markup() {
+        let mut out = String::new();
+        super::push_text(
+            &mut out,
+            "## Cause\nA **cloud**flare [link](javascript:x) `code`\n\n<script>alert(1)</script>\n\n- one\n- two",
+        );
+        assert_eq!(out, "Cause A cloudflare link code one two ");
+    }
+
     use super::*;
 
     const PAGE: &str = "https://example.com/repo/a/b/";

@@ -166,7 +166,7 @@ pub fn plan(
     let mut pages =
         Vec::with_capacity(archive.incidents.len() * 2 + archive.providers.len() * 5 + 16);
     for (id, kind) in KINDS.iter().enumerate() {
-        kind.plan(archive, theme, config.cname.is_some(), &mut |path, key| {
+        kind.plan(archive, theme, config, &mut |path, key| {
             pages.push(Page {
                 path,
                 kind: KindId(id),
@@ -345,6 +345,8 @@ struct SiteView<'a> {
     /// Each theme asset's URL path, by name: `{{ site.assets["style.css"] }}`.
     assets: BTreeMap<&'a str, String>,
     feeds: FeedLinks,
+    /// The search page's path, where the header's box sends its query; none without search.
+    search: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -378,6 +380,7 @@ pub fn set_site(theme: &mut Theme, config: &Config) {
             .map(|(name, path)| (name.as_str(), base.path(path)))
             .collect(),
         feeds: FeedLinks::new(base, ""),
+        search: config.search.then(|| base.path(routes::SEARCH_DIR)),
     };
     theme.tera.global_context().insert("site", &site);
 }

@@ -4,6 +4,7 @@
 //! while the last good site stays served. Nothing is written to disk.
 
 mod http;
+mod search;
 mod watch;
 
 use std::any::Any;
@@ -17,7 +18,7 @@ use std::time::Instant;
 
 use tokio::sync::broadcast;
 
-use crate::config::BaseUrl;
+use crate::config::{BaseUrl, CONFIG_FILE};
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::{Diagnostic, Diagnostics, count};
 use crate::render::Page;
@@ -105,9 +106,11 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
         base_path,
     });
 
+    let indexer = search::Indexer::start(Arc::clone(&shared));
     let start = Instant::now();
     let mut site = full_build(&build_options, &shared);
     if let Some(site) = &site {
+        indexer.refresh(site);
         println!(
             "built {} from {}: {} in {} ms",
             count(site.archive.incidents.len(), "incident"),
@@ -157,7 +160,14 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
                 watched.insert(dir);
             }
         }
+        let unbuilt = site.is_none();
         rebuild(&mut site, &build_options, &shared, &paths, &options.root);
+        // The index follows, on its own thread, once the pages are served.
+        if let Some(site) = &site
+            && (unbuilt || touches_content(&options.root, &paths))
+        {
+            indexer.refresh(site);
+        }
     }
     server
         .join()
@@ -319,6 +329,15 @@ fn show_error(shared: &Shared, errors: &Diagnostics) {
         .unwrap_or_else(PoisonError::into_inner)
         .error = Some(errors.render(&annotate_snippets::Renderer::plain()));
     let _ = shared.reload.send(Reload::Page);
+}
+
+/// Whether a change can change what is indexed: content or `site.yaml` (not the theme).
+fn touches_content(root: &Path, paths: &[PathBuf]) -> bool {
+    let content = root.join(CONTENT_DIR);
+    let config = root.join(CONFIG_FILE);
+    paths
+        .iter()
+        .any(|path| path.starts_with(&content) || *path == config || *path == root)
 }
 
 /// `content/acme/a.md changed` or `3 files changed`. Editors' temporary files, gone by

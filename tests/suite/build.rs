@@ -456,8 +456,9 @@ fn a_rebuild_rewrites_only_what_changed_and_removes_what_is_gone() {
     );
     assert!(!site.path("public/api/v1/acme/b.json").exists());
     // B lasted from 5 February to 5 March: its page and API file go, and so do the 29 days
-    // only it touched (a page and a JSON file each).
-    assert!(after.contains("60 removed"), "{after}");
+    // only it touched (a page and a JSON file each); so do 6 files of the search index: B's
+    // record, and the word, filter and meta files, whose names are hashes of their bytes.
+    assert!(after.contains("66 removed"), "{after}");
     assert!(!site.path("public/days/2024-02-05").exists());
     assert!(site.path("public/days/2024-03-05/index.html").exists());
     let unchanged = mtimes(&site.path("public"));
@@ -597,9 +598,11 @@ fn parse_headers(text: &str) -> Vec<(String, Vec<(String, String)>)> {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
     {
         if line.starts_with(char::is_whitespace) {
+            // Cloudflare's `! Name` drops a header an earlier rule set.
             let (name, value) = line
                 .trim()
                 .split_once(": ")
+                .or_else(|| line.trim().starts_with("! ").then(|| (line.trim(), "")))
                 .unwrap_or_else(|| panic!("not a header: {line}"));
             rules
                 .last_mut()
@@ -634,7 +637,31 @@ fn host_files_parse_as_hosts_read_them() {
             .map(|(_, value)| value.clone())
             .unwrap_or_else(|| panic!("no {name} for {pattern}"))
     };
-    assert!(header("/repo/*", "Content-Security-Policy").contains("default-src 'none'"));
+    let site_policy = header("/repo/*", "Content-Security-Policy");
+    assert!(site_policy.contains("default-src 'none'"));
+    assert!(
+        !site_policy.contains("script-src"),
+        "no page but search runs a script"
+    );
+    assert!(
+        site_policy.contains("form-action 'self'"),
+        "the header's search box"
+    );
+    // The search page only: the site's policy detached (Cloudflare joins the values of
+    // matching rules), then one that lets its own scripts and Pagefind's WebAssembly run.
+    let search = &rules.iter().find(|(p, _)| p == "/repo/search/*").unwrap().1;
+    let names: Vec<&str> = search.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["! Content-Security-Policy", "Content-Security-Policy"]
+    );
+    let search_policy = header("/repo/search/*", "Content-Security-Policy");
+    assert!(search_policy.contains("script-src 'self' 'wasm-unsafe-eval';"));
+    assert!(!search_policy.contains("unsafe-inline") && !search_policy.contains("'unsafe-eval'"));
+    assert_eq!(
+        header("/repo/pagefind/fragment/*", "Cache-Control"),
+        "public, max-age=31536000, immutable"
+    );
     assert_eq!(header("/repo/*", "X-Content-Type-Options"), "nosniff");
     assert!(header("/repo/feed.xml", "Content-Type").starts_with("application/atom+xml"));
     assert!(header("/repo/*/rss.xml", "Content-Type").starts_with("application/rss+xml"));

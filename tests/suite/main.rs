@@ -16,5 +16,6 @@ mod links;
 mod output;
 mod planning;
 mod robustness;
+mod search;
 mod security;
 mod serve;

@@ -106,9 +106,10 @@ fn files_the_build_did_not_write_are_kept() {
     );
     std::fs::remove_file(site.path("content/globex/i1.md")).unwrap();
     let again = build_into(&site, &out);
-    // Its page, feeds, year page and API files (provider, stats, components, incident).
+    // Its page, feeds, year page and API files (provider, stats, components, incident),
+    // and 6 of the search index (its record; word, filter and meta files named by hash).
     assert!(
-        again.contains("10 removed"),
+        again.contains("16 removed"),
         "the provider's pages: {again}"
     );
     assert_eq!(
@@ -162,7 +163,8 @@ fn a_git_checkout_keeps_its_git_folder_and_our_stale_pages_go() {
 
     std::fs::remove_file(site.path("content/acme/i2.md")).unwrap();
     let again = site.build(&[]);
-    assert!(again.contains("2 removed"), "{again}");
+    // Its page and API file, and 6 files of the search index.
+    assert!(again.contains("8 removed"), "{again}");
     assert_eq!(tree(&git), before, ".git is kept byte for byte");
     assert_eq!(
         std::fs::read_link(git.join("link")).unwrap(),

@@ -294,6 +294,27 @@ fn serve_follows_every_edit_and_serves_what_build_writes() {
             assert_eq!(served, bytes, "{url}");
         }
     }
+    // The search index follows on its own thread: once it has caught up, it is the index
+    // a build makes of the same site, file for file.
+    let records = outages::search::records(&fresh.archive.incidents, &fresh.views.incidents);
+    let index = outages::search::index(records, &fresh.config.language).unwrap();
+    let entry = &index
+        .iter()
+        .find(|(path, _)| path == "pagefind/pagefind-entry.json")
+        .unwrap()
+        .1;
+    let start = Instant::now();
+    while request(server.port, "GET", "/pagefind/pagefind-entry.json").1 != *entry {
+        assert!(start.elapsed() < WAIT, "the index never caught up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for (path, bytes) in &index {
+        assert_eq!(
+            request(server.port, "GET", &format!("/{path}")).1,
+            *bytes,
+            "{path}"
+        );
+    }
     assert!(
         !site.path("public").exists(),
         "serve writes nothing into the site folder"

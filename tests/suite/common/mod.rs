@@ -94,6 +94,27 @@ pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     each_file(dir, |path| std::fs::read(path).unwrap())
 }
 
+/// The files of a built site as a browser reads them: the search index's data (Pagefind's
+/// `.pf_*` files) decompressed, and Pagefind's own code (its scripts and WebAssembly) left
+/// out, as nothing of content is in it.
+pub fn readable(files: &BTreeMap<String, Vec<u8>>) -> Vec<(String, Vec<u8>)> {
+    files
+        .iter()
+        .filter_map(|(path, bytes)| {
+            let Some(name) = path.strip_prefix("pagefind/") else {
+                return Some((path.clone(), bytes.clone()));
+            };
+            if !name.contains(".pf_") {
+                return None;
+            }
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+                .unwrap_or_else(|e| panic!("{path} is not gzip: {e}"));
+            Some((path.clone(), text))
+        })
+        .collect()
+}
+
 /// Every file under `dir`, relative path → modification time.
 pub fn mtimes(dir: &Path) -> BTreeMap<String, SystemTime> {
     each_file(dir, |path| {

@@ -1,0 +1,84 @@
+//! The preview's search index, kept in step with the site on a thread of its own: a
+//! rebuild never waits for it. Until a new index is in, searches answer from the last one.
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, PoisonError};
+use std::time::Instant;
+
+use crate::model::Incident;
+use crate::render::views::IncidentView;
+use crate::routes::SEARCH_INDEX_DIR;
+use crate::search;
+use crate::serve::Shared;
+use crate::site::Site;
+
+/// What to index: the site's incidents and their views (shared, not copied), or nothing
+/// when the site has no search.
+struct Job {
+    incidents: Vec<Arc<Incident>>,
+    views: Vec<Arc<IncidentView>>,
+    language: String,
+}
+
+pub struct Indexer {
+    jobs: Sender<Option<Job>>,
+}
+
+impl Indexer {
+    /// Starts the thread that builds each index and swaps it into the served files.
+    pub fn start(shared: Arc<Shared>) -> Indexer {
+        let (jobs, queue) = mpsc::channel();
+        std::thread::spawn(move || work(&queue, &shared));
+        Indexer { jobs }
+    }
+
+    /// Asks for an index of the site as it is now.
+    pub fn refresh(&self, site: &Site) {
+        let job = site.config.search.then(|| Job {
+            incidents: site.archive.incidents.clone(),
+            views: site.views.incidents.clone(),
+            language: site.config.language.clone(),
+        });
+        let _ = self.jobs.send(job);
+    }
+}
+
+fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
+    while let Ok(mut job) = queue.recv() {
+        // Edits that came while the last index was built: only the newest site counts.
+        while let Ok(newer) = queue.try_recv() {
+            job = newer;
+        }
+        let start = Instant::now();
+        let files = match &job {
+            None => Vec::new(),
+            Some(job) => {
+                let records = search::records(&job.incidents, &job.views);
+                match search::index(records, &job.language) {
+                    Ok(files) => files,
+                    Err(error) => {
+                        eprintln!("error: {error}; searches use the previous index");
+                        continue;
+                    }
+                }
+            }
+        };
+        let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);
+        store
+            .files
+            .retain(|path, _| !path.starts_with(SEARCH_INDEX_DIR));
+        store.files.extend(
+            files
+                .into_iter()
+                .map(|(path, bytes)| (path, Arc::from(bytes))),
+        );
+        drop(store);
+        if let Some(job) = job {
+            println!(
+                "search index: {} indexed in {} ms",
+                crate::diagnostics::count(job.incidents.len(), "incident"),
+                start.elapsed().as_millis()
+            );
+        }
+    }
+}

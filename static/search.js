@@ -1,0 +1,187 @@
+// The search page: reads the query, filters and order from the URL, asks Pagefind's index
+// (loaded piece by piece from the site's `pagefind/`), shows the results and keeps the URL
+// in step, so a search can be shared. The index holds text escaped as HTML (`&lt;`): it is
+// unescaped here and only ever set as text, never parsed as markup.
+
+const form = document.getElementById("search");
+const query = document.getElementById("search-query");
+const options = document.getElementById("search-options");
+const status = document.getElementById("search-status");
+const list = document.getElementById("search-results");
+const more = document.getElementById("search-more");
+
+// The facets, in the order they are offered: filter name, label, "any" option.
+const FACETS = [
+  ["provider", "Provider", "All providers"],
+  ["impact", "Impact", "Any impact"],
+  ["year", "Year", "Any year"],
+  ["component", "Component", "Any component"],
+  ["region", "Region", "Any region"],
+];
+const IMPACTS = ["critical", "major", "minor", "maintenance", "none"];
+const PAGE = 20;
+
+const pagefind = await import(form.dataset.index + "pagefind.js");
+await pagefind.options({ excerptLength: 24 });
+pagefind.init();
+
+const selects = new Map();
+const labels = [];
+const all = await pagefind.filters();
+for (const [name, label, any] of FACETS) {
+  const values = Object.keys(all[name] ?? {});
+  if (values.length === 0) continue;
+  // Years newest first; the rest as words sort.
+  const by = (a, b) => unescape(a).localeCompare(unescape(b));
+  values.sort(name === "year" ? (a, b) => by(b, a) : by);
+  const wrap = document.createElement("label");
+  wrap.append(label + " ");
+  const select = document.createElement("select");
+  select.name = name;
+  select.append(new Option(any, ""));
+  for (const value of values) {
+    const option = new Option(unescape(value), value);
+    option.dataset.label = unescape(value);
+    select.append(option);
+  }
+  wrap.append(select);
+  labels.push(wrap);
+  selects.set(name, select);
+}
+options.prepend(...labels);
+options.hidden = false;
+
+const params = new URLSearchParams(location.search);
+query.value = params.get("q") ?? "";
+form.elements.sort.value = params.get("sort") ?? "";
+for (const [name, select] of selects) {
+  const wanted = params.get(name);
+  const option = [...select.options].find((o) => o.value && o.dataset.label === wanted);
+  if (option) select.value = option.value;
+}
+
+let shown = [];
+let generation = 0;
+
+async function run() {
+  const mine = ++generation;
+  const words = query.value.trim();
+  const filters = {};
+  for (const [name, select] of selects) if (select.value) filters[name] = select.value;
+  const order = form.elements.sort.value;
+  keepInUrl(words, order);
+  if (!words && Object.keys(filters).length === 0) {
+    show(mine, [], "Type a word, or choose a provider, an impact or a year.");
+    counts(all);
+    return;
+  }
+  const sort = order === "newest" ? { start: "desc" } : order === "oldest" ? { start: "asc" } : undefined;
+  const search = await pagefind.search(words || null, { filters, sort });
+  if (mine !== generation || !search) return;
+  counts(search.filters);
+  const n = search.results.length;
+  const what = words ? `for “${words}”` : "";
+  show(mine, search.results, n === 0 ? `No incident found ${what}.` : `${n} incident${n === 1 ? "" : "s"} found ${what}.`);
+}
+
+function keepInUrl(words, order) {
+  const next = new URLSearchParams();
+  if (words) next.set("q", words);
+  for (const [name, select] of selects) {
+    if (select.value) next.set(name, select.selectedOptions[0].dataset.label);
+  }
+  if (order) next.set("sort", order);
+  const search = next.toString();
+  history.replaceState(null, "", search ? "?" + search : location.pathname);
+}
+
+// Each option's count among the results (or the whole archive).
+function counts(remaining) {
+  for (const [name, select] of selects) {
+    for (const option of select.options) {
+      if (!option.value) continue;
+      const count = remaining?.[name]?.[option.value] ?? 0;
+      option.textContent = `${option.dataset.label} (${count})`;
+    }
+  }
+}
+
+async function show(mine, results, message) {
+  status.textContent = message;
+  list.replaceChildren();
+  shown = results;
+  await page(mine);
+}
+
+async function page(mine) {
+  const next = shown.slice(list.children.length, list.children.length + PAGE);
+  const data = await Promise.all(next.map((r) => r.data()));
+  if (mine !== generation) return;
+  for (const result of data) list.append(row(result));
+  more.hidden = list.children.length >= shown.length;
+}
+
+function row(result) {
+  const li = el("li", "incident-row");
+  const meta = unescapeAll(result.meta ?? {});
+  const date = el("time", "row-date", meta.date ?? "");
+  if (/^\d{4}-\d{2}-\d{2}$/.test(meta.date)) date.dateTime = meta.date;
+  li.append(date);
+  const main = el("div", "row-main");
+  const link = el("a", "row-title", meta.title ?? result.url);
+  link.href = result.url;
+  main.append(link);
+  const facts = el("div", "row-meta");
+  const key = IMPACTS.includes(meta.impact_key) ? meta.impact_key : "none";
+  const impact = el("span", `impact impact-${key}`);
+  const dot = el("span", "impact-dot");
+  dot.setAttribute("aria-hidden", "true");
+  impact.append(dot, meta.impact ?? "");
+  facts.append(impact, el("span", "row-provider", meta.provider ?? ""));
+  main.append(facts, excerpt(result.excerpt ?? ""));
+  const duration = el("div", "row-duration", meta.duration ?? "");
+  if (meta.duration === "Ongoing") duration.replaceChildren(el("span", "ongoing-label", "Ongoing"));
+  li.append(main, duration);
+  return li;
+}
+
+// Pagefind's excerpt is the record's text, escaped, with `<mark>` around the words found:
+// rebuilt here from text nodes and marks, so nothing else in it can become markup.
+function excerpt(html) {
+  const p = el("p", "excerpt");
+  const parts = html.split(/<mark>|<\/mark>/);
+  parts.forEach((part, i) => {
+    const text = unescape(part);
+    p.append(i % 2 === 1 ? el("mark", "", text) : text);
+  });
+  return p;
+}
+
+function unescape(text) {
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+function unescapeAll(meta) {
+  return Object.fromEntries(Object.entries(meta).map(([key, value]) => [key, unescape(String(value))]));
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+let typing;
+query.addEventListener("input", () => {
+  clearTimeout(typing);
+  typing = setTimeout(run, 200);
+});
+options.addEventListener("change", run);
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  clearTimeout(typing);
+  run();
+});
+more.addEventListener("click", () => page(generation));
+run();

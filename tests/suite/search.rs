@@ -1,0 +1,254 @@
+//! The search index as the browser reads it: Pagefind's entry file, its records (one per
+//! incident, decompressed as its script does), the page and box that use it, and
+//! `search: false`. Searching itself, in Chromium, is in `scripts/validate`.
+
+use std::collections::BTreeMap;
+
+use crate::common::{Site, incident, readable, select, tree};
+
+fn archive() -> Site {
+    let postmortem = "---\ntitle: Checkout errors\nstarted: 2024-03-05T14:00:00Z\nresolved: 2024-03-05T15:30:00Z\nimpact: critical\ncomponents: [Checkout, API]\nregions: [eu-west]\n---\nPayments failed.\n\n### 2024-03-05 14:00 UTC: investigating\nWe are looking into it.\n\n### 2024-03-06 10:00 UTC: postmortem\nA **stale** certificate on the zanzibar gateway & its <em>peers</em>.\n";
+    Site::new(&[
+        ("content/acme/_index.md", "---\nname: Acme Cloud\n---\n"),
+        ("content/acme/checkout.md", postmortem),
+        (
+            "content/acme/older.md",
+            &incident("Slow dashboard", "2023-07-01T09:00:00Z"),
+        ),
+        (
+            "content/globex/dns.md",
+            &incident("DNS resolution failures", "2024-03-05T14:30:00Z"),
+        ),
+    ])
+}
+
+/// The index's records: Pagefind's fragment files, decompressed and parsed, by URL.
+fn records(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, serde_json::Value> {
+    readable(files)
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(".pf_fragment"))
+        .map(|(path, bytes)| {
+            // Pagefind's signature, then JSON.
+            let json = bytes
+                .strip_prefix(b"pagefind_dcd")
+                .expect("a Pagefind record");
+            let record: serde_json::Value =
+                serde_json::from_slice(json).unwrap_or_else(|e| panic!("{path}: {e}"));
+            (record["url"].as_str().unwrap().to_string(), record)
+        })
+        .collect()
+}
+
+fn index_files(site: &Site) -> BTreeMap<String, Vec<u8>> {
+    tree(&site.path("public"))
+        .into_iter()
+        .filter(|(path, _)| path.starts_with("pagefind/"))
+        .collect()
+}
+
+#[test]
+fn every_incident_is_a_record_with_its_words_and_facets() {
+    let site = archive();
+    site.build(&["--base-url", "https://user.github.io/repo/"]);
+    let files = index_files(&site);
+    // What Pagefind's script reads first.
+    let entry: serde_json::Value =
+        serde_json::from_slice(&files["pagefind/pagefind-entry.json"]).unwrap();
+    assert_eq!(entry["languages"]["en"]["page_count"], 3, "{entry}");
+    let hash = entry["languages"]["en"]["hash"].as_str().unwrap();
+    assert!(
+        files.contains_key(&format!("pagefind/pagefind.{hash}.pf_meta")),
+        "the entry names the meta file that is there"
+    );
+    for needed in [
+        "pagefind/pagefind.js",
+        "pagefind/pagefind-worker.js",
+        "pagefind/wasm.en.pagefind",
+    ] {
+        assert!(files.contains_key(needed), "{needed}");
+    }
+    assert!(
+        !files.keys().any(|path| path.contains("-ui.")),
+        "Pagefind's own UIs are not shipped: the theme has its own"
+    );
+
+    let records = records(&files);
+    // Paths from the site's root: Pagefind's script puts the folder it is served from in
+    // front, so the same index works under any base URL.
+    assert_eq!(
+        records.keys().collect::<Vec<_>>(),
+        ["/acme/checkout/", "/acme/older/", "/globex/dns/"]
+    );
+    let checkout = &records["/acme/checkout/"];
+    let content = checkout["content"].as_str().unwrap();
+    assert!(
+        content.contains("A stale certificate on the zanzibar gateway &amp; its peers."),
+        "the postmortem's words, markup gone, escaped as HTML text: {content}"
+    );
+    assert!(content.contains("Payments failed.") && content.contains("We are looking into it."));
+    let meta = &checkout["meta"];
+    assert_eq!(meta["title"], "Checkout errors");
+    assert_eq!(meta["provider"], "Acme Cloud");
+    assert_eq!(meta["impact"], "Major outage");
+    assert_eq!(meta["impact_key"], "critical");
+    assert_eq!(meta["date"], "2024-03-05");
+    assert_eq!(meta["month"], "March 2024");
+    assert_eq!(meta["duration"], "1h 30m");
+    assert_eq!(meta["components"], "Checkout, API");
+    let filters = &checkout["filters"];
+    assert_eq!(filters["provider"], serde_json::json!(["Acme Cloud"]));
+    assert_eq!(filters["impact"], serde_json::json!(["Major outage"]));
+    assert_eq!(filters["year"], serde_json::json!(["2024"]));
+    assert_eq!(filters["component"], serde_json::json!(["Checkout", "API"]));
+    assert_eq!(filters["region"], serde_json::json!(["eu-west"]));
+    assert!(
+        records["/globex/dns/"]["filters"]
+            .get("component")
+            .is_none(),
+        "no empty facet"
+    );
+}
+
+#[test]
+fn the_index_is_the_same_bytes_whatever_the_threads_and_base_url() {
+    let site = archive();
+    let output = site.run_env(&["build"], &[("RAYON_NUM_THREADS", "1")]);
+    assert!(output.status.success());
+    let one = index_files(&site);
+    std::fs::remove_dir_all(site.path("public")).unwrap();
+    let output = site.run_env(
+        &["build", "--base-url", "https://user.github.io/repo/"],
+        &[("RAYON_NUM_THREADS", "8")],
+    );
+    assert!(output.status.success());
+    let many = index_files(&site);
+    assert!(one.len() > 8, "{}", one.len());
+    assert_eq!(
+        one.keys().collect::<Vec<_>>(),
+        many.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &one {
+        assert!(many[path] == *bytes, "{path} differs");
+    }
+}
+
+#[test]
+fn an_edit_replaces_the_index_files_it_changes_and_removes_the_old_ones() {
+    let site = archive();
+    site.build(&[]);
+    let before = index_files(&site);
+    std::fs::remove_file(site.path("content/acme/older.md")).unwrap();
+    site.write(
+        "content/globex/dns.md",
+        &incident(
+            "DNS resolution failures in zanzibar",
+            "2024-03-05T14:30:00Z",
+        ),
+    );
+    site.build(&[]);
+    let after = index_files(&site);
+    let records = records(&after);
+    assert_eq!(
+        records.keys().collect::<Vec<_>>(),
+        ["/acme/checkout/", "/globex/dns/"]
+    );
+    assert_eq!(
+        records["/globex/dns/"]["meta"]["title"],
+        "DNS resolution failures in zanzibar"
+    );
+    assert!(
+        before
+            .keys()
+            .filter(|path| path.ends_with(".pf_fragment"))
+            .filter(|path| !after.contains_key(*path))
+            .count()
+            == 2,
+        "the removed and the edited incident's old records are gone"
+    );
+    // Pagefind's own code is unchanged, so it is not rewritten.
+    assert_eq!(
+        before["pagefind/pagefind.js"],
+        after["pagefind/pagefind.js"]
+    );
+}
+
+#[test]
+fn every_page_has_the_search_box_and_the_search_page_works_without_script_too() {
+    let site = archive();
+    site.build(&["--base-url", "https://user.github.io/repo/"]);
+    for page in [
+        "index.html",
+        "acme/index.html",
+        "acme/checkout/index.html",
+        "404.html",
+    ] {
+        let html = site.html(page);
+        let form = select(&html, "header form[role=search]");
+        assert_eq!(form.len(), 1, "{page}");
+        assert_eq!(form[0].value().attr("action"), Some("/repo/search/"));
+        assert_eq!(form[0].value().attr("method"), Some("get"));
+        assert_eq!(select(&html, "header input[name=q]").len(), 1, "{page}");
+        assert!(select(&html, "script").is_empty(), "{page} runs no script");
+    }
+    let search = site.html("search/index.html");
+    assert!(
+        select(&search, "header form").is_empty(),
+        "the search page has its own box"
+    );
+    let form = &select(&search, "form#search")[0];
+    assert_eq!(form.value().attr("action"), Some("/repo/search/"));
+    assert_eq!(form.value().attr("data-index"), Some("/repo/pagefind/"));
+    let scripts = select(&search, "script");
+    assert_eq!(scripts.len(), 1);
+    let src = scripts[0].value().attr("src").unwrap();
+    assert!(
+        src.starts_with("/repo/search.") && src.ends_with(".js"),
+        "{src}"
+    );
+    assert!(
+        site.path("public")
+            .join(src.trim_start_matches("/repo/"))
+            .exists()
+    );
+    // Without JavaScript: where else to look.
+    let noscript = select(&search, "noscript")[0].inner_html();
+    for link in ["/repo/incidents/", "/repo/#providers", "/repo/days/"] {
+        assert!(
+            noscript.contains(&format!("href=\"{link}\"")),
+            "{link}: {noscript}"
+        );
+    }
+}
+
+#[test]
+fn search_false_leaves_no_index_box_page_or_script() {
+    let site = archive();
+    site.write("site.yaml", "search: false\n");
+    site.build(&[]);
+    let files = tree(&site.path("public"));
+    assert!(
+        !files
+            .keys()
+            .any(|path| path.starts_with("pagefind/") || path.starts_with("search")),
+        "{:?}",
+        files
+            .keys()
+            .filter(|p| p.contains("search"))
+            .collect::<Vec<_>>()
+    );
+    assert!(select(&site.html("index.html"), "form").is_empty());
+    let headers = site.read("_headers");
+    assert!(
+        !headers.contains("search") && !headers.contains("wasm"),
+        "{headers}"
+    );
+
+    // Turned back on, and off again: the index comes and goes with the option.
+    site.write("site.yaml", "search: true\n");
+    site.build(&[]);
+    assert!(site.path("public/pagefind/pagefind-entry.json").exists());
+    site.write("site.yaml", "search: false\n");
+    site.build(&[]);
+    assert!(!site.path("public/pagefind").exists());
+    assert!(!site.path("public/search").exists());
+}
