@@ -57,8 +57,6 @@ fn record(incident: &Incident, view: &IncidentView) -> Record {
     let mut text = String::with_capacity(incident.summary.len() + 64 * incident.updates.len());
     markdown::push_text(&mut text, &incident.summary);
     for update in &incident.updates {
-        text.push_str(update.status.as_str());
-        text.push_str(": ");
         markdown::push_text(&mut text, &update.body);
     }
     let started = summary.started.at;

@@ -15,7 +15,8 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self';
 
 /// The search page's, the one page with a script: the theme's own and Pagefind's, which
 /// compiles its WebAssembly (`wasm-unsafe-eval`, not `unsafe-eval`), fetches the index and
-/// may search in a worker. Nothing inline, nothing from elsewhere.
+/// searches in a worker (which runs under the policy of its own file, in `pagefind/`).
+/// Nothing inline, nothing from elsewhere.
 pub const SEARCH_CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
      connect-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self' https: data:; \
      font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -48,15 +49,18 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str], search: bool) -> Vec<u8> 
         ],
     );
     if search {
-        // Cloudflare Pages joins the values of every rule that matches, which would
-        // enforce both policies: `!` detaches the site's first. Netlify takes the last.
-        rule(
-            format!("{root}{}*", routes::SEARCH_DIR),
-            &[
-                ("! Content-Security-Policy", ""),
-                ("Content-Security-Policy", SEARCH_CONTENT_SECURITY_POLICY),
-            ],
-        );
+        // The search page, and Pagefind's worker, whose fetches its own policy governs.
+        // Cloudflare Pages joins the values of every rule that matches, which would enforce
+        // both policies: `!` detaches the site's first. Netlify takes the last.
+        for dir in [routes::SEARCH_DIR, routes::SEARCH_INDEX_DIR] {
+            rule(
+                format!("{root}{dir}*"),
+                &[
+                    ("! Content-Security-Policy", ""),
+                    ("Content-Security-Policy", SEARCH_CONTENT_SECURITY_POLICY),
+                ],
+            );
+        }
     }
     rule(root.to_string(), &[("Cache-Control", SHORT)]);
     rule(format!("{root}*/"), &[("Cache-Control", SHORT)]);

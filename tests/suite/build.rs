@@ -656,6 +656,11 @@ fn host_files_parse_as_hosts_read_them() {
         ["! Content-Security-Policy", "Content-Security-Policy"]
     );
     let search_policy = header("/repo/search/*", "Content-Security-Policy");
+    assert_eq!(
+        header("/repo/pagefind/*", "Content-Security-Policy"),
+        search_policy,
+        "Pagefind's worker fetches the index under its own file's policy"
+    );
     assert!(search_policy.contains("script-src 'self' 'wasm-unsafe-eval';"));
     assert!(!search_policy.contains("unsafe-inline") && !search_policy.contains("'unsafe-eval'"));
     assert_eq!(

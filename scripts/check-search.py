@@ -1,0 +1,160 @@
+"""Search as a visitor uses it, in headless Chromium driven by Selenium.
+
+    python3 scripts/check-search.py CHROMEDRIVER ROOT_DIR BASE_PATH
+
+serves ROOT_DIR (a build whose site lives under BASE_PATH, `/` or `/outages/`) with the
+Content-Security-Policy headers that the build's `_headers` gives each path, so a script the
+policy forbids fails here as it would on a host. Then:
+
+- types a word found only in one incident's postmortem into the header's box of the home
+  page, lands on the search page with the word in its URL, and follows the one result to
+  that incident;
+- searches a common word, picks one provider in the facet, and sees fewer results, all of
+  that provider, with the provider in the URL;
+- opens a shared URL (query and filter in it) and gets the same results.
+
+Prints one line and exits non-zero on any failure.
+"""
+
+import functools
+import http.server
+import socketserver
+import sys
+import threading
+import urllib.parse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+RARE = "normalisation"  # only in Edgewise's postmortem of 27 September 2024
+RARE_INCIDENT = "edgewise-cdn/2024-09-27-global-edge-outage/"
+COMMON = "investigating"
+
+
+def policies(root, base):
+    """Each `_headers` pattern's Content-Security-Policy, most specific last."""
+    rules, pattern = [], None
+    for line in open(f"{root}{base}_headers", encoding="utf-8"):
+        if line.startswith("/"):
+            pattern = line.strip()
+        elif line.strip().startswith("Content-Security-Policy:"):
+            rules.append((pattern, line.split(":", 1)[1].strip()))
+    return rules
+
+
+def policy_for(path, rules):
+    found = None
+    for pattern, policy in rules:
+        prefix = pattern.rstrip("*")
+        if path == pattern or (pattern.endswith("*") and path.startswith(prefix)):
+            found = policy  # the later, more specific rule replaces (Netlify's reading)
+    return found
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    rules = []
+
+    def end_headers(self):
+        policy = policy_for(urllib.parse.urlsplit(self.path).path, self.rules)
+        if policy:
+            self.send_header("Content-Security-Policy", policy)
+        super().end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    chromedriver, root, base = sys.argv[1], sys.argv[2], sys.argv[3]
+    Handler.rules = policies(root, base)
+    handler = functools.partial(Handler, directory=root)
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    site = f"http://127.0.0.1:{server.server_address[1]}{base}"
+
+    options = webdriver.ChromeOptions()
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    wait = WebDriverWait(driver, 20)
+    problems = []
+
+    def results():
+        status = driver.find_element(By.ID, "search-status").text
+        rows = driver.find_elements(By.CSS_SELECTOR, "#search-results > li")
+        return status, rows
+
+    def settled(words):
+        # The status names the query once the results for it are shown.
+        wait.until(lambda d: words in d.find_element(By.ID, "search-status").text)
+
+    try:
+        # 1. The header's box, from the home page, to the incident.
+        driver.get(site)
+        box = driver.find_element(By.CSS_SELECTOR, "header input[name=q]")
+        box.send_keys(RARE, Keys.ENTER)
+        wait.until(lambda d: "/search/" in d.current_url)
+        if urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query).get("q") != [RARE]:
+            problems.append(f"the search page's URL lacks the query: {driver.current_url}")
+        settled(RARE)
+        status, rows = results()
+        links = [r.find_element(By.CSS_SELECTOR, "a.row-title").get_attribute("href") for r in rows]
+        if links != [site + RARE_INCIDENT]:
+            problems.append(f"`{RARE}` found {links} ({status}), not only {site + RARE_INCIDENT}")
+        else:
+            mark = rows[0].find_element(By.CSS_SELECTOR, ".excerpt mark").text
+            if RARE not in mark.lower():
+                problems.append(f"the excerpt marks `{mark}`, not the word found")
+            rows[0].find_element(By.CSS_SELECTOR, "a.row-title").click()
+            wait.until(lambda d: d.current_url == site + RARE_INCIDENT)
+            if "Global outage" not in driver.find_element(By.TAG_NAME, "h1").text:
+                problems.append("the result did not lead to the incident")
+
+        # 2. A facet narrows the results.
+        driver.get(f"{site}search/?q={COMMON}")
+        settled(COMMON)
+        _, every = results()
+        total = int(driver.find_element(By.ID, "search-status").text.split()[0])
+        provider = Select(driver.find_element(By.NAME, "provider"))
+        choice = next(o for o in provider.options if o.get_attribute("value") == "Edgewise CDN")
+        expected = int(choice.text.rsplit("(", 1)[1].rstrip(")"))
+        provider.select_by_value("Edgewise CDN")
+        wait.until(lambda d: "provider=Edgewise+CDN" in d.current_url)
+        wait.until(lambda d: d.find_element(By.ID, "search-status").text.split()[0] == str(expected))
+        _, narrowed = results()
+        names = {r.find_element(By.CSS_SELECTOR, ".row-provider").text for r in narrowed}
+        if not 0 < expected < total or names != {"Edgewise CDN"}:
+            problems.append(f"the provider facet gave {expected} of {total}, from {names}")
+
+        # 3. The URL is the search: opened afresh, the same results.
+        shared = driver.current_url
+        driver.get("about:blank")
+        driver.get(shared)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#search-results > li")) == len(narrowed))
+        if Select(driver.find_element(By.NAME, "provider")).first_selected_option.get_attribute("value") != "Edgewise CDN":
+            problems.append("a shared URL does not restore its filter")
+
+        errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        if errors:
+            problems.append(f"console errors: {errors}")
+    finally:
+        driver.quit()
+        server.shutdown()
+
+    for problem in problems:
+        print(f"search ({base}): {problem}", file=sys.stderr)
+    if problems:
+        sys.exit(1)
+    print(f"search in Chromium ({base}, CSP as _headers sets it): the header box finds the one "
+          f"incident with `{RARE}` and leads to it; the provider facet narrows {total} results to "
+          f"{expected}; a shared URL restores them")
+
+
+if __name__ == "__main__":
+    main()
