@@ -44,6 +44,9 @@ impl Indexer {
 }
 
 fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
+    // Pagefind works in parallel where it can, in whatever pool it runs in: a pool of one
+    // thread here, so that the rebuild after the next edit always finds a core free.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
     while let Ok(mut job) = queue.recv() {
         // Edits that came while the last index was built: only the newest site counts.
         while let Ok(newer) = queue.try_recv() {
@@ -53,8 +56,11 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
         let files = match &job {
             None => Vec::new(),
             Some(job) => {
-                let records = search::records(&job.incidents, &job.views);
-                match search::index(records, &job.language) {
+                let index = || {
+                    let records = search::records(&job.incidents, &job.views);
+                    search::index(records, &job.language)
+                };
+                match pool.as_ref().map_or_else(index, |pool| pool.install(index)) {
                     Ok(files) => files,
                     Err(error) => {
                         eprintln!("error: {error}; searches use the previous index");
