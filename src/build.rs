@@ -12,6 +12,7 @@ use crate::diagnostics::Diagnostics;
 use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
+use crate::routes;
 use crate::search;
 use crate::site::{Options, Site, render_pages};
 
@@ -139,7 +140,6 @@ fn run(
     };
     // The search index is built beside the pages (its records are added one at a time, so
     // it keeps one core busy while the pages take the rest). `check` has nothing to index.
-    let index = output.is_some() && site.config.search;
     let (rendered, index) = rayon::join(
         || {
             render_pages(&site.renderer(), &pages, |page, bytes| {
@@ -148,10 +148,8 @@ fn run(
             })
         },
         || {
-            index.then(|| {
-                let records = search::records(&site.archive.incidents, &site.views.incidents);
-                search::index(records, &site.config.language)
-            })
+            let output = output.as_ref().filter(|_| site.config.search)?;
+            Some(search_index(&site, output))
         },
     );
     let rendered = rendered.map_err(Error::Invalid)?;
@@ -191,6 +189,24 @@ fn run(
     // that the user waits on (a command-line run exits before it ends).
     std::thread::spawn(move || drop((site, files)));
     Ok(summary)
+}
+
+/// The search index of the site, with its state file: the last build's files, read back,
+/// when it indexed the same records with this same program, else built anew.
+fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let language = &site.config.language;
+    let records = search::records(&site.archive.incidents, &site.views.incidents);
+    let fingerprint = search::fingerprint(&records, language);
+    let previous = output
+        .read(routes::SEARCH_INDEX_STATE)
+        .and_then(|state| search::reusable(&state, &fingerprint, |path| output.read(path)));
+    let mut files = match previous {
+        Some(files) => files,
+        None => search::index(records, language)?,
+    };
+    let state = search::state(&fingerprint, &files);
+    files.push((routes::SEARCH_INDEX_STATE.to_string(), state));
+    Ok(files)
 }
 
 /// The real location of a path that may not exist yet: its deepest existing ancestor with

@@ -519,6 +519,16 @@ impl Output {
         file.read_to_end(&mut old).is_ok() && old == bytes
     }
 
+    /// The bytes of the old tree's file at `site_path`, if it has one (not a link).
+    pub fn read(&self, site_path: &str) -> Option<Vec<u8>> {
+        let relative = site_relative(site_path).filter(|p| self.old.is_file(p))?;
+        let mut bytes = Vec::new();
+        open_nofollow(&self.out.join(relative))
+            .and_then(|mut file| file.read_to_end(&mut bytes))
+            .ok()?;
+        Some(bytes)
+    }
+
     /// Whether the old tree has a file (not a link) at `site_path`.
     pub fn has_file(&self, site_path: &str) -> bool {
         site_relative(site_path).is_some_and(|p| self.old.is_file(p))

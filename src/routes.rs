@@ -96,6 +96,10 @@ pub const SEARCH_SCRIPT: &str = "search.js";
 /// The search index, as Pagefind names its files inside.
 pub const SEARCH_INDEX_DIR: &str = "pagefind/";
 
+/// What the last build indexed, and the files it made of it: a build of the same records
+/// takes those files again instead of indexing anew.
+pub const SEARCH_INDEX_STATE: &str = "pagefind/.outages-index";
+
 /// One UTC day: `days/2024-03-05/`.
 pub fn day_dir(date: chrono::NaiveDate) -> String {
     format!("{DAYS_DIR}{}/", iso_date(date))

@@ -122,6 +122,86 @@ fn escape(text: &str) -> String {
     out
 }
 
+/// What an index is made from: the records, the language, and this very program (its
+/// Pagefind and its way of filtering Pagefind's files). Two builds with one fingerprint
+/// make the same index.
+pub fn fingerprint(records: &[Record], language: &str) -> String {
+    // Hashed once per process (`serve` and the tests ask many times).
+    static PROGRAM: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    let program = PROGRAM.get_or_init(|| {
+        match std::env::current_exe().and_then(std::fs::read) {
+            Ok(bytes) => *blake3::hash(&bytes).as_bytes(),
+            // An unknown program: a fingerprint no earlier build can have.
+            Err(_) => {
+                *blake3::hash(format!("{:?}", std::time::SystemTime::now()).as_bytes()).as_bytes()
+            }
+        }
+    });
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(program);
+    let mut field = |text: &str| {
+        hasher.update(&(text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+    };
+    field(language);
+    for record in records {
+        field(&record.url);
+        field(&record.content);
+        for (key, value) in record.meta.iter().chain(&record.sort) {
+            field(key);
+            field(value);
+        }
+        for (key, values) in &record.filters {
+            field(key);
+            for value in values {
+                field(value);
+            }
+        }
+    }
+    hasher.finalize().to_hex().to_string()
+}
+
+const STATE_HEADER: &str = "outages search index 1";
+
+/// The state file of an index: its fingerprint, then each file's hash and path.
+pub fn state(fingerprint: &str, files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = format!("{STATE_HEADER}\n{fingerprint}\n");
+    for (path, bytes) in files {
+        out.push_str(&format!("{} {path}\n", blake3::hash(bytes).to_hex()));
+    }
+    out.into_bytes()
+}
+
+/// The files of the last build's index, read with `read`, if its state says it was made
+/// from the same fingerprint and every file is there with the bytes it had. Anything else
+/// (no state, another fingerprint, a file missing, changed or outside `pagefind/`) is `None`:
+/// the index is built again, never trusted.
+pub fn reusable(
+    state: &[u8],
+    fingerprint: &str,
+    read: impl Fn(&str) -> Option<Vec<u8>> + Sync,
+) -> Option<Vec<(String, Vec<u8>)>> {
+    let text = std::str::from_utf8(state).ok()?;
+    let mut lines = text.lines();
+    if lines.next() != Some(STATE_HEADER) || lines.next() != Some(fingerprint) {
+        return None;
+    }
+    let listed: Vec<(&str, &str)> = lines
+        .map(|line| line.split_once(' '))
+        .collect::<Option<_>>()?;
+    let files: Vec<(String, Vec<u8>)> = listed
+        .par_iter()
+        .map(|&(hash, path)| {
+            let inside =
+                path.starts_with(routes::SEARCH_INDEX_DIR) && path != routes::SEARCH_INDEX_STATE;
+            let bytes = read(path)
+                .filter(|bytes| inside && blake3::hash(bytes).to_hex().as_str() == hash)?;
+            Some((path.to_string(), bytes))
+        })
+        .collect::<Option<_>>()?;
+    (!files.is_empty()).then_some(files)
+}
+
 /// The index files of `records`, by site path under `pagefind/`, sorted. Pagefind names
 /// its files by a hash of their bytes, and the same records in the same order give the
 /// same bytes.
@@ -166,4 +246,100 @@ pub fn index(records: Vec<Record>, language: &str) -> Result<Vec<(String, Vec<u8
 
 fn failed(error: impl std::fmt::Display) -> String {
     format!("the search index could not be built: {error}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn files() -> Vec<(String, Vec<u8>)> {
+        vec![
+            ("pagefind/pagefind.js".to_string(), b"js".to_vec()),
+            (
+                "pagefind/fragment/en_1.pf_fragment".to_string(),
+                b"one".to_vec(),
+            ),
+        ]
+    }
+
+    fn reader(files: &[(String, Vec<u8>)]) -> impl Fn(&str) -> Option<Vec<u8>> + Sync {
+        let map: BTreeMap<String, Vec<u8>> = files.iter().cloned().collect();
+        move |path: &str| map.get(path).cloned()
+    }
+
+    #[test]
+    fn an_index_is_reused_only_when_all_of_it_is_as_it_was() {
+        let files = files();
+        let written = state("abc", &files);
+        assert_eq!(
+            reusable(&written, "abc", reader(&files)),
+            Some(files.clone())
+        );
+        assert_eq!(
+            reusable(&written, "abd", reader(&files)),
+            None,
+            "other records"
+        );
+        let mut changed = files.clone();
+        changed[1].1 = b"tampered".to_vec();
+        assert_eq!(
+            reusable(&written, "abc", reader(&changed)),
+            None,
+            "a file changed"
+        );
+        assert_eq!(
+            reusable(&written, "abc", reader(&files[..1])),
+            None,
+            "a file gone"
+        );
+        assert_eq!(reusable(b"garbage\nabc\n", "abc", reader(&files)), None);
+        assert_eq!(reusable(b"", "abc", reader(&files)), None);
+        // A state that names a file outside the index is not followed.
+        let outside = vec![("index.html".to_string(), b"page".to_vec())];
+        let forged = state("abc", &outside);
+        assert_eq!(reusable(&forged, "abc", reader(&outside)), None);
+    }
+
+    #[test]
+    fn the_fingerprint_follows_every_field_of_every_record() {
+        let record = Record {
+            url: "/a/b/".to_string(),
+            content: "words".to_string(),
+            meta: BTreeMap::from([("title".to_string(), "T".to_string())]),
+            filters: BTreeMap::from([("year".to_string(), vec!["2024".to_string()])]),
+            sort: BTreeMap::from([("start".to_string(), "2024-01-01T00:00:00Z".to_string())]),
+        };
+        let base = fingerprint(std::slice::from_ref(&record), "en");
+        assert_eq!(base, fingerprint(std::slice::from_ref(&record), "en"));
+        assert_ne!(base, fingerprint(std::slice::from_ref(&record), "de"));
+        let edits: [fn(&mut Record); 5] = [
+            |r| r.url.push('x'),
+            |r| r.content.push('x'),
+            |r| {
+                r.meta
+                    .insert("title".into(), "U".into())
+                    .map(drop)
+                    .unwrap_or(())
+            },
+            |r| {
+                r.filters
+                    .insert("year".into(), vec!["2025".into()])
+                    .map(drop)
+                    .unwrap_or(())
+            },
+            |r| {
+                r.sort
+                    .insert("start".into(), "2025".into())
+                    .map(drop)
+                    .unwrap_or(())
+            },
+        ];
+        for edit in edits {
+            let mut other = record.clone();
+            edit(&mut other);
+            assert_ne!(base, fingerprint(&[other], "en"));
+        }
+    }
 }

@@ -173,6 +173,27 @@ fn an_edit_replaces_the_index_files_it_changes_and_removes_the_old_ones() {
 }
 
 #[test]
+fn a_rebuild_of_the_same_incidents_takes_the_index_again_unless_it_was_damaged() {
+    let site = archive();
+    site.build(&[]);
+    let first = index_files(&site);
+    assert!(first.contains_key("pagefind/.outages-index"));
+    let again = site.build(&[]);
+    assert!(again.contains(" 0 written"), "{again}");
+    // A file of the index damaged in the output, or its state: found, and built again.
+    let fragment = first.keys().find(|p| p.ends_with(".pf_fragment")).unwrap();
+    site.write_bytes(&format!("public/{fragment}"), b"damaged");
+    site.build(&[]);
+    assert_eq!(index_files(&site), first);
+    site.write_bytes(
+        "public/pagefind/.outages-index",
+        b"outages search index 1\nforged\n",
+    );
+    site.build(&[]);
+    assert_eq!(index_files(&site), first);
+}
+
+#[test]
 fn every_page_has_the_search_box_and_the_search_page_works_without_script_too() {
     let site = archive();
     site.build(&["--base-url", "https://user.github.io/repo/"]);
