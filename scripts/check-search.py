@@ -11,7 +11,8 @@ policy forbids fails here as it would on a host. Then:
   that incident;
 - searches a common word, picks one provider in the facet, and sees fewer results, all of
   that provider, with the provider in the URL;
-- opens a shared URL (query and filter in it) and gets the same results.
+- opens a shared URL (query and filter in it) and gets the same results;
+- shows 20 results, and 20 more on "Show more", with the keyboard focus on the first new one.
 
 Prints one line and exits non-zero on any failure.
 """
@@ -140,6 +141,23 @@ def main():
         if Select(driver.find_element(By.NAME, "provider")).first_selected_option.get_attribute("value") != "Edgewise CDN":
             problems.append("a shared URL does not restore its filter")
 
+        # 4. Results come 20 at a time; "Show more" adds the next, and the keyboard goes on
+        # from the first of them.
+        driver.get(f"{site}search/?q=the")
+        settled("the")
+        many = int(driver.find_element(By.ID, "search-status").text.split()[0])
+        _, first_page = results()
+        more = driver.find_element(By.ID, "search-more")
+        if many <= 20 or len(first_page) != 20 or not more.is_displayed():
+            problems.append(f"`the`: {many} results, {len(first_page)} shown, no way to more")
+        else:
+            more.click()
+            wait.until(lambda d: len(results()[1]) == min(many, 40))
+            focused = driver.switch_to.active_element.get_attribute("href")
+            twenty_first = results()[1][20].find_element(By.CSS_SELECTOR, "a").get_attribute("href")
+            if focused != twenty_first:
+                problems.append(f"after Show more the focus is on {focused}, not {twenty_first}")
+
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         if errors:
             problems.append(f"console errors: {errors}")
@@ -153,7 +171,7 @@ def main():
         sys.exit(1)
     print(f"search in Chromium ({base}, CSP as _headers sets it): the header box finds the one "
           f"incident with `{RARE}` and leads to it; the provider facet narrows {total} results to "
-          f"{expected}; a shared URL restores them")
+          f"{expected}; a shared URL restores them; Show more adds the next 20 of {many}")
 
 
 if __name__ == "__main__":

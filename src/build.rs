@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 
 use crate::config::BaseUrl;
 use crate::content::CONTENT_DIR;
@@ -157,7 +158,10 @@ fn run(
         .transpose()
         .map_err(Error::Search)?
         .unwrap_or_default();
-    let indexed = index.iter().flat_map(|(path, bytes)| emit(path, bytes));
+    let indexed: Vec<_> = index
+        .par_iter()
+        .flat_map_iter(|(path, bytes)| emit(path, bytes))
+        .collect();
     let mut files = Vec::with_capacity(rendered.len() + index.len());
     for (path, staged) in rendered.into_iter().flatten().chain(indexed) {
         files.push(OutputFile {
@@ -196,7 +200,9 @@ fn run(
 fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, String> {
     let language = &site.config.language;
     let records = search::records(&site.archive.incidents, &site.views.incidents);
-    let fingerprint = search::fingerprint(&records, language);
+    let Some(fingerprint) = search::fingerprint(&records, language) else {
+        return search::index(records, language);
+    };
     let previous = output
         .read(routes::SEARCH_INDEX_STATE)
         .and_then(|state| search::reusable(&state, &fingerprint, |path| output.read(path)));

@@ -125,40 +125,47 @@ fn escape(text: &str) -> String {
 /// What an index is made from: the records, the language, and this very program (its
 /// Pagefind and its way of filtering Pagefind's files). Two builds with one fingerprint
 /// make the same index.
-pub fn fingerprint(records: &[Record], language: &str) -> String {
+pub fn fingerprint(records: &[Record], language: &str) -> Option<String> {
     // Hashed once per process (`serve` and the tests ask many times).
-    static PROGRAM: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    static PROGRAM: std::sync::OnceLock<Option<[u8; 32]>> = std::sync::OnceLock::new();
     let program = PROGRAM.get_or_init(|| {
-        match std::env::current_exe().and_then(std::fs::read) {
-            Ok(bytes) => *blake3::hash(&bytes).as_bytes(),
-            // An unknown program: a fingerprint no earlier build can have.
-            Err(_) => {
-                *blake3::hash(format!("{:?}", std::time::SystemTime::now()).as_bytes()).as_bytes()
-            }
-        }
+        let bytes = std::env::current_exe().and_then(std::fs::read).ok()?;
+        Some(*blake3::hash(&bytes).as_bytes())
     });
+    // An unknown program: no fingerprint, so no index is ever taken back.
+    let program = program.as_ref()?;
     let mut hasher = blake3::Hasher::new();
     hasher.update(program);
-    let mut field = |text: &str| {
+    fn field(hasher: &mut blake3::Hasher, text: &str) {
         hasher.update(&(text.len() as u64).to_le_bytes());
         hasher.update(text.as_bytes());
-    };
-    field(language);
+    }
+    // Every field and every count, so that no two sets of records read the same.
+    fn count(n: usize, hasher: &mut blake3::Hasher) {
+        hasher.update(&(n as u64).to_le_bytes());
+    }
+    count(records.len(), &mut hasher);
+    field(&mut hasher, language);
     for record in records {
-        field(&record.url);
-        field(&record.content);
-        for (key, value) in record.meta.iter().chain(&record.sort) {
-            field(key);
-            field(value);
+        field(&mut hasher, &record.url);
+        field(&mut hasher, &record.content);
+        for map in [&record.meta, &record.sort] {
+            count(map.len(), &mut hasher);
+            for (key, value) in map {
+                field(&mut hasher, key);
+                field(&mut hasher, value);
+            }
         }
+        count(record.filters.len(), &mut hasher);
         for (key, values) in &record.filters {
-            field(key);
+            field(&mut hasher, key);
+            count(values.len(), &mut hasher);
             for value in values {
-                field(value);
+                field(&mut hasher, value);
             }
         }
     }
-    hasher.finalize().to_hex().to_string()
+    Some(hasher.finalize().to_hex().to_string())
 }
 
 const STATE_HEADER: &str = "outages search index 1";
@@ -189,6 +196,10 @@ pub fn reusable(
     let listed: Vec<(&str, &str)> = lines
         .map(|line| line.split_once(' '))
         .collect::<Option<_>>()?;
+    // As `state` writes it: sorted, each path once.
+    if !listed.windows(2).all(|pair| pair[0].1 < pair[1].1) {
+        return None;
+    }
     let files: Vec<(String, Vec<u8>)> = listed
         .par_iter()
         .map(|&(hash, path)| {
@@ -255,12 +266,13 @@ mod tests {
     use super::*;
 
     fn files() -> Vec<(String, Vec<u8>)> {
+        // Sorted by path, as `index` gives them.
         vec![
-            ("pagefind/pagefind.js".to_string(), b"js".to_vec()),
             (
                 "pagefind/fragment/en_1.pf_fragment".to_string(),
                 b"one".to_vec(),
             ),
+            ("pagefind/pagefind.js".to_string(), b"js".to_vec()),
         ]
     }
 
@@ -283,7 +295,7 @@ mod tests {
             "other records"
         );
         let mut changed = files.clone();
-        changed[1].1 = b"tampered".to_vec();
+        changed[0].1 = b"tampered".to_vec();
         assert_eq!(
             reusable(&written, "abc", reader(&changed)),
             None,
@@ -296,6 +308,13 @@ mod tests {
         );
         assert_eq!(reusable(b"garbage\nabc\n", "abc", reader(&files)), None);
         assert_eq!(reusable(b"", "abc", reader(&files)), None);
+        let mut twice = files.clone();
+        twice.push(files[1].clone());
+        assert_eq!(
+            reusable(&state("abc", &twice), "abc", reader(&files)),
+            None,
+            "a path twice"
+        );
         // A state that names a file outside the index is not followed.
         let outside = vec![("index.html".to_string(), b"page".to_vec())];
         let forged = state("abc", &outside);
@@ -311,9 +330,20 @@ mod tests {
             filters: BTreeMap::from([("year".to_string(), vec!["2024".to_string()])]),
             sort: BTreeMap::from([("start".to_string(), "2024-01-01T00:00:00Z".to_string())]),
         };
-        let base = fingerprint(std::slice::from_ref(&record), "en");
-        assert_eq!(base, fingerprint(std::slice::from_ref(&record), "en"));
-        assert_ne!(base, fingerprint(std::slice::from_ref(&record), "de"));
+        let base = fingerprint(std::slice::from_ref(&record), "en").unwrap();
+        assert_eq!(
+            Some(&base),
+            fingerprint(std::slice::from_ref(&record), "en").as_ref()
+        );
+        assert_ne!(
+            Some(&base),
+            fingerprint(std::slice::from_ref(&record), "de").as_ref()
+        );
+        // A meta entry moved to the sort keys: the same words, another record.
+        let mut moved = record.clone();
+        moved.meta.clear();
+        moved.sort.insert("title".into(), "T".into());
+        assert_ne!(Some(&base), fingerprint(&[moved], "en").as_ref());
         let edits: [fn(&mut Record); 5] = [
             |r| r.url.push('x'),
             |r| r.content.push('x'),
@@ -339,7 +369,7 @@ mod tests {
         for edit in edits {
             let mut other = record.clone();
             edit(&mut other);
-            assert_ne!(base, fingerprint(&[other], "en"));
+            assert_ne!(Some(&base), fingerprint(&[other], "en").as_ref());
         }
     }
 }

@@ -21,9 +21,20 @@ const FACETS = [
 const IMPACTS = ["critical", "major", "minor", "maintenance", "none"];
 const PAGE = 20;
 
-const pagefind = await import(form.dataset.index + "pagefind.js");
-await pagefind.options({ excerptLength: 24 });
-pagefind.init();
+// The query from the URL, at once: what is typed while the index loads is kept.
+const params = new URLSearchParams(location.search);
+query.value = params.get("q") ?? "";
+form.elements.sort.value = params.get("sort") ?? "";
+
+let pagefind;
+try {
+  pagefind = await import(form.dataset.index + "pagefind.js");
+  await pagefind.options({ excerptLength: 24 });
+  pagefind.init();
+} catch (error) {
+  status.textContent = "Search could not load its index. Try again later, or browse the incident archive.";
+  throw error;
+}
 
 const selects = new Map();
 const labels = [];
@@ -51,9 +62,6 @@ for (const [name, label, any] of FACETS) {
 options.prepend(...labels);
 options.hidden = false;
 
-const params = new URLSearchParams(location.search);
-query.value = params.get("q") ?? "";
-form.elements.sort.value = params.get("sort") ?? "";
 for (const [name, select] of selects) {
   const wanted = params.get(name);
   const option = [...select.options].find((o) => o.value && o.dataset.label === wanted);
@@ -71,7 +79,7 @@ async function run() {
   const order = form.elements.sort.value;
   keepInUrl(words, order);
   if (!words && Object.keys(filters).length === 0) {
-    show(mine, [], "Type a word, or choose a provider, an impact or a year.");
+    show(mine, [], "");
     counts(all);
     return;
   }
@@ -114,11 +122,15 @@ async function show(mine, results, message) {
 }
 
 async function page(mine) {
-  const next = shown.slice(list.children.length, list.children.length + PAGE);
+  more.disabled = true;
+  const from = list.children.length;
+  const next = shown.slice(from, from + PAGE);
   const data = await Promise.all(next.map((r) => r.data()));
   if (mine !== generation) return;
   for (const result of data) list.append(row(result));
   more.hidden = list.children.length >= shown.length;
+  more.disabled = false;
+  return from;
 }
 
 function row(result) {
@@ -183,5 +195,10 @@ form.addEventListener("submit", (event) => {
   clearTimeout(typing);
   run();
 });
-more.addEventListener("click", () => page(generation));
+more.addEventListener("click", async () => {
+  if (more.disabled) return;
+  const from = await page(generation);
+  // Keyboard users go on from the first new result, not from a button that may be gone.
+  list.children[from]?.querySelector("a")?.focus();
+});
 run();

@@ -86,15 +86,8 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str], search: bool) -> Vec<u8> 
     for asset in hashed_assets {
         rule(format!("{root}{asset}"), &[("Cache-Control", YEAR)]);
     }
-    if search {
-        // Pagefind names these by a hash of their bytes; its entry file says which to load.
-        for dir in ["index", "fragment", "filter"] {
-            rule(
-                format!("{root}{}{dir}/*", routes::SEARCH_INDEX_DIR),
-                &[("Cache-Control", YEAR)],
-            );
-        }
-    }
+    // Pagefind's files keep the host's own caching: it names them by a short hash (7 hex
+    // digits) that another build may give another file, so none is cached for a year.
     out.into_bytes()
 }
 

@@ -179,7 +179,10 @@ pub fn plan(
     let assets: HashSet<&str> = theme.assets.iter().map(|a| a.path.as_str()).collect();
     pages.retain(|page| !(page.kind().site_file(page.key) && assets.contains(page.path.as_str())));
     pages.par_sort_by(|a, b| a.path.cmp(&b.path));
-    let errors = conflicts(archive, theme, &pages);
+    let mut errors = conflicts(archive, theme, &pages);
+    if config.search {
+        errors.extend(in_search_index(archive, theme, &pages));
+    }
     if errors.is_empty() {
         Ok(pages)
     } else {
@@ -269,6 +272,32 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
         }
     }
     errors
+}
+
+/// Pages planned inside `pagefind/`, which the search index owns as a whole (its files
+/// are named by Pagefind, so they cannot be checked one by one against the plan).
+fn in_search_index(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic> {
+    let first = pages.partition_point(|p| p.path.as_str() < routes::SEARCH_INDEX_DIR);
+    pages[first..]
+        .iter()
+        .take_while(|page| page.path.starts_with(routes::SEARCH_INDEX_DIR))
+        .map(|page| {
+            let owner = owner(archive, theme, page);
+            let (path, line, col) = owner
+                .place
+                .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
+            let mut diagnostic = Diagnostic::file(
+                path,
+                format!(
+                    "{} would be written to `{}`, inside `{}`, where the search index goes",
+                    owner.what, page.path, routes::SEARCH_INDEX_DIR
+                ),
+            )
+            .with_hint("give it another path (another slug, alias or file name), or set `search: false` in site.yaml");
+            (diagnostic.line, diagnostic.col) = (line, col);
+            diagnostic
+        })
+        .collect()
 }
 
 /// The longest name of a file or folder of the output: 255 bytes, less the 3 of `.gz`.

@@ -286,7 +286,11 @@ fn full_build(options: &Options, shared: &Shared) -> Option<Site> {
                 warnings.eprint();
             }
             let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);
-            store.files = files.into_iter().collect();
+            // The search index is the indexer's: it stays served until the new one is in.
+            store
+                .files
+                .retain(|path, _| path.starts_with(crate::routes::SEARCH_INDEX_DIR));
+            store.files.extend(files);
             store.error = None;
             Some(site)
         }

@@ -1,6 +1,9 @@
 //! The preview's search index, kept in step with the site on a thread of its own: a
-//! rebuild never waits for it. Until a new index is in, searches answer from the last one.
+//! rebuild never waits for it. Until a new index is in, searches answer from the last one,
+//! and a page opened on the last one keeps working after the swap.
 
+use std::collections::HashSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, PoisonError};
 use std::time::Instant;
@@ -47,6 +50,7 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
     // Pagefind works in parallel where it can, in whatever pool it runs in: a pool of one
     // thread here, so that the rebuild after the next edit always finds a core free.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
+    let mut previous = HashSet::new();
     while let Ok(mut job) = queue.recv() {
         // Edits that came while the last index was built: only the newest site counts.
         while let Ok(newer) = queue.try_recv() {
@@ -60,7 +64,12 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
                     let records = search::records(&job.incidents, &job.views);
                     search::index(records, &job.language)
                 };
-                match pool.as_ref().map_or_else(index, |pool| pool.install(index)) {
+                // A panic (a bug) ends this index, not the thread: the next edit tries again.
+                let built = catch_unwind(AssertUnwindSafe(|| {
+                    pool.as_ref().map_or_else(index, |pool| pool.install(index))
+                }))
+                .unwrap_or_else(|_| Err("the search index could not be built (a bug)".into()));
+                match built {
                     Ok(files) => files,
                     Err(error) => {
                         eprintln!("error: {error}; searches use the previous index");
@@ -69,16 +78,24 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
                 }
             }
         };
+        if job.is_none() {
+            // Search turned off: nothing of an index stays.
+            previous.clear();
+        }
+        let paths: HashSet<String> = files.iter().map(|(path, _)| path.clone()).collect();
         let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);
-        store
-            .files
-            .retain(|path, _| !path.starts_with(SEARCH_INDEX_DIR));
+        // The previous index's files stay too: a search page opened before this swap has
+        // its entry file, and goes on fetching the chunks and records it names.
+        store.files.retain(|path, _| {
+            !path.starts_with(SEARCH_INDEX_DIR) || paths.contains(path) || previous.contains(path)
+        });
         store.files.extend(
             files
                 .into_iter()
                 .map(|(path, bytes)| (path, Arc::from(bytes))),
         );
         drop(store);
+        previous = paths;
         if let Some(job) = job {
             println!(
                 "search index: {} indexed in {} ms",

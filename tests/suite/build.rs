@@ -663,9 +663,10 @@ fn host_files_parse_as_hosts_read_them() {
     );
     assert!(search_policy.contains("script-src 'self' 'wasm-unsafe-eval';"));
     assert!(!search_policy.contains("unsafe-inline") && !search_policy.contains("'unsafe-eval'"));
-    assert_eq!(
-        header("/repo/pagefind/fragment/*", "Cache-Control"),
-        "public, max-age=31536000, immutable"
+    assert!(
+        !rules.iter().any(|(p, h)| p.starts_with("/repo/pagefind/")
+            && h.iter().any(|(n, _)| n == "Cache-Control")),
+        "Pagefind's short hashes may name another file in another build: not cached for a year"
     );
     assert_eq!(header("/repo/*", "X-Content-Type-Options"), "nosniff");
     assert!(header("/repo/feed.xml", "Content-Type").starts_with("application/atom+xml"));

@@ -242,6 +242,32 @@ fn every_page_has_the_search_box_and_the_search_page_works_without_script_too() 
 }
 
 #[test]
+fn nothing_else_may_be_written_where_the_index_goes() {
+    let site = archive();
+    site.write(
+        "content/pagefind/fragment.md",
+        &incident("A provider named like the index", "2024-03-05T14:00:00Z"),
+    );
+    site.write("static/pagefind/notes.txt", "mine");
+    let output = site.run(&["build"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = crate::common::stderr(&output);
+    for what in [
+        "`pagefind/fragment/index.html`",
+        "`pagefind/notes.txt`",
+        "`pagefind/index.html`",
+    ] {
+        assert!(err.contains(what), "{what} missing:\n{err}");
+    }
+    assert!(err.contains("where the search index goes"), "{err}");
+    assert!(!site.path("public").exists());
+    // Without search, the folder is free.
+    site.write("site.yaml", "search: false\n");
+    site.build(&[]);
+    assert!(site.path("public/pagefind/fragment/index.html").exists());
+}
+
+#[test]
 fn search_false_leaves_no_index_box_page_or_script() {
     let site = archive();
     site.write("site.yaml", "search: false\n");
