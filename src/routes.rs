@@ -13,6 +13,12 @@ pub const HOME: &str = "index.html";
 /// The page hosts serve for a path the site does not have.
 pub const NOT_FOUND: &str = "404.html";
 pub const SITEMAP: &str = "sitemap.xml";
+
+/// One part of a sitemap split in parts (from 1), which `sitemap.xml` then lists.
+pub fn sitemap_part(n: usize) -> String {
+    format!("sitemap-{n}.xml")
+}
+
 pub const ROBOTS: &str = "robots.txt";
 /// Tells GitHub Pages not to run Jekyll.
 pub const NOJEKYLL: &str = ".nojekyll";

@@ -121,6 +121,7 @@ pub static KINDS: &[&dyn Kind] = &[
     &DayPage,
     &DaysIndex,
     &SearchPage,
+    &SitemapPart,
     &ProviderFile {
         path: routes::api_stats,
         make: api_stats,
@@ -1294,5 +1295,31 @@ impl Kind for SearchPage {
             "All incidents",
         );
         r.template("search.html", page, &ctx)
+    }
+}
+
+/// `sitemap-N.xml`: one part of a sitemap too long for one file.
+struct SitemapPart;
+
+impl Kind for SitemapPart {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+        for n in 1..=sitemap::parts(super::sitemap_len(archive)) {
+            add(routes::sitemap_part(n), Key::Number(n));
+        }
+    }
+
+    fn reads(&self, _: &Archive, _: Key) -> Reads {
+        ARCHIVE
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Number(n) = page.key else {
+            return Err(wrong_key(page));
+        };
+        Ok(r.sitemap_part(n))
+    }
+
+    fn site_file(&self, _: Key) -> bool {
+        true
     }
 }

@@ -274,6 +274,18 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
     errors
 }
 
+/// How many pages the sitemap lists, counted from the archive alone (the plan needs it to
+/// know how many parts there are).
+pub fn sitemap_len(archive: &Archive) -> usize {
+    let incidents = archive.incidents.len();
+    let providers: usize = archive
+        .providers
+        .iter()
+        .map(|p| 1 + p.years.len() + p.components.len())
+        .sum();
+    2 + incidents.div_ceil(kinds::INDEX_PAGE).max(1) + archive.days.len() + providers + incidents
+}
+
 /// Pages planned inside `pagefind/`, which the search index owns as a whole (its files
 /// are named by Pagefind, so they cannot be checked one by one against the plan).
 fn in_search_index(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic> {
@@ -496,16 +508,46 @@ impl Renderer<'_> {
         }
     }
 
-    /// Every page a search engine should know: the home page, the incident index, the
-    /// calendar and its days, providers with their years and components, and incidents.
-    pub fn sitemap<'a>(&'a self) -> Vec<u8> {
+    /// `sitemap.xml`: every page a search engine should know, or, past the limit of one
+    /// sitemap, the index of the parts that list them.
+    pub fn sitemap(&self) -> Vec<u8> {
+        let parts = sitemap::parts(sitemap_len(self.archive));
+        if parts == 0 {
+            return sitemap::sitemap(self.sitemap_entries());
+        }
+        let mut entries = self.sitemap_entries();
+        let base = &self.config.base_url;
+        let newest: Vec<(String, Option<&str>)> = (1..=parts)
+            .map(|n| {
+                let newest = entries
+                    .by_ref()
+                    .take(sitemap::MAX_URLS)
+                    .filter_map(|entry| entry.lastmod)
+                    .max();
+                (base.url(&routes::sitemap_part(n)), newest)
+            })
+            .collect();
+        sitemap::index(newest.into_iter())
+    }
+
+    /// Part `n` (from 1) of a sitemap split in parts.
+    pub fn sitemap_part(&self, n: usize) -> Vec<u8> {
+        let skip = n.saturating_sub(1).saturating_mul(sitemap::MAX_URLS);
+        sitemap::sitemap(self.sitemap_entries().skip(skip).take(sitemap::MAX_URLS))
+    }
+
+    /// Every page a search engine should know, in the sitemap's order: the home page, the
+    /// incident index, the calendar and its days, providers with their years and
+    /// components, and incidents. As many as [`sitemap_len`] counts.
+    fn sitemap_entries<'a>(&'a self) -> impl Iterator<Item = sitemap::Entry<'a>> {
         fn newest<'v>(list: impl Iterator<Item = &'v IncidentView>) -> Option<&'v str> {
             list.map(|i| i.updated.date.as_str()).max()
         }
         let base = &self.config.base_url;
         let views = &self.views.incidents;
-        let of = |list: &'a [IncidentIx]| newest(list.iter().map(|&i| &*views[i]));
-        let entry = |path: String, lastmod| sitemap::Entry {
+        // Copied into each closure below: they hold references only.
+        let of = move |list: &'a [IncidentIx]| newest(list.iter().map(|&i| &*views[i]));
+        let entry = move |path: String, lastmod| sitemap::Entry {
             url: Cow::Owned(base.url(&path)),
             lastmod,
         };
@@ -514,18 +556,18 @@ impl Renderer<'_> {
         let site = [String::new(), routes::DAYS_DIR.to_string()]
             .into_iter()
             .chain((1..=pages).map(routes::incidents_dir))
-            .map(|path| entry(path, all));
+            .map(move |path| entry(path, all));
         let days = self
             .archive
             .days
             .iter()
-            .map(|day| entry(routes::day_dir(day.date), of(&day.incidents)));
+            .map(move |day| entry(routes::day_dir(day.date), of(&day.incidents)));
         let providers = self
             .views
             .providers
             .iter()
             .zip(&self.archive.providers)
-            .flat_map(|(view, provider)| {
+            .flat_map(move |(view, provider)| {
                 let slug = provider.slug.as_str();
                 let years = provider.years.iter().map(move |&year| {
                     let list = &provider.incidents;
@@ -551,6 +593,6 @@ impl Renderer<'_> {
             url: Cow::Borrowed(&i.summary.url),
             lastmod: Some(&i.updated.date),
         });
-        sitemap::sitemap(site.chain(days).chain(providers).chain(incidents))
+        site.chain(days).chain(providers).chain(incidents)
     }
 }

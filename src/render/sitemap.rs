@@ -1,6 +1,20 @@
-//! `sitemap.xml` and the `robots.txt` that points at it.
+//! `sitemap.xml` and the `robots.txt` that points at it. A site of more pages than one
+//! sitemap may list (sitemaps.org: 50,000) gets a sitemap index in `sitemap.xml`, naming
+//! `sitemap-1.xml`, `sitemap-2.xml`… of at most that many each.
 
 use crate::render::feeds::escape;
+
+/// The most URLs one sitemap file may list.
+pub const MAX_URLS: usize = 50_000;
+
+/// How many sitemap files `urls` URLs need: 0 when `sitemap.xml` holds them all.
+pub fn parts(urls: usize) -> usize {
+    if urls <= MAX_URLS {
+        0
+    } else {
+        urls.div_ceil(MAX_URLS)
+    }
+}
 
 /// One page for crawlers: its absolute URL and the day it last changed.
 pub struct Entry<'a> {
@@ -27,6 +41,40 @@ pub fn sitemap<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Vec<u8> {
     xml.into_bytes()
 }
 
+/// A sitemap index: each part's absolute URL and the newest `lastmod` among its pages.
+pub fn index<'a>(parts: impl Iterator<Item = (String, Option<&'a str>)>) -> Vec<u8> {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    for (url, lastmod) in parts {
+        xml.push_str("  <sitemap>\n    <loc>");
+        xml.push_str(&escape(&url));
+        xml.push_str("</loc>\n");
+        if let Some(lastmod) = lastmod {
+            xml.push_str("    <lastmod>");
+            xml.push_str(&escape(lastmod));
+            xml.push_str("</lastmod>\n");
+        }
+        xml.push_str("  </sitemap>\n");
+    }
+    xml.push_str("</sitemapindex>\n");
+    xml.into_bytes()
+}
+
 pub fn robots(sitemap_url: &str) -> Vec<u8> {
     format!("User-agent: *\nAllow: /\n\nSitemap: {sitemap_url}\n").into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sitemap_splits_only_past_the_limit() {
+        assert_eq!(parts(0), 0);
+        assert_eq!(parts(MAX_URLS), 0);
+        assert_eq!(parts(MAX_URLS + 1), 2);
+        assert_eq!(parts(3 * MAX_URLS), 3);
+        assert_eq!(parts(3 * MAX_URLS + 1), 4);
+    }
 }

@@ -811,3 +811,43 @@ fn every_incident_is_within_reach_a_hundred_a_page() {
         Some("/incidents/page/2/")
     );
 }
+
+#[test]
+fn the_sitemap_lists_every_page_it_counts_and_each_once() {
+    let multi_day = "---\ntitle: Long\nstarted: 2023-12-30T14:00:00Z\nresolved: 2024-01-02T10:00:00Z\nimpact: major\ncomponents: [API, Web]\n---\n";
+    let site = Site::new(&[
+        ("content/lightstep/seed.md", SEED),
+        ("content/acme/_index.md", "---\nname: Acme\n---\n"),
+        ("content/acme/long.md", multi_day),
+        ("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z")),
+        (
+            "content/globex/b.md",
+            &incident("B", "2021-06-01T08:00:00Z"),
+        ),
+    ]);
+    site.build(&["--base-url", "https://user.github.io/repo/"]);
+    let xml = site.read("sitemap.xml");
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let locs: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("loc"))
+        .filter_map(|n| n.text())
+        .collect();
+    let unique: std::collections::BTreeSet<&str> = locs.iter().copied().collect();
+    assert_eq!(unique.len(), locs.len(), "each page once");
+    // The count that decides, from the archive alone, whether the sitemap is split.
+    let loaded = outages::site::Site::load(&outages::site::Options::new(site.root())).unwrap();
+    assert_eq!(outages::render::sitemap_len(&loaded.archive), locs.len());
+    // Every page it lists is a page of the site.
+    for loc in locs {
+        let path = loc.strip_prefix("https://user.github.io/repo/").unwrap();
+        assert!(
+            site.path("public").join(path).join("index.html").exists(),
+            "{loc}"
+        );
+    }
+    assert!(
+        !site.path("public/sitemap-1.xml").exists(),
+        "one file is enough"
+    );
+}
