@@ -128,6 +128,14 @@ pub fn component_dir(provider: &str, component: &str) -> String {
     format!("{provider}/components/{component}/")
 }
 
+/// Page `n` (from 1) of a component's incidents: its page, then `…/page/2/`.
+pub fn component_page_dir(provider: &str, component: &str, n: usize) -> String {
+    match n {
+        0 | 1 => component_dir(provider, component),
+        n => format!("{}page/{n}/", component_dir(provider, component)),
+    }
+}
+
 /// A feed in `dir` (`""` for the site's, a provider's folder for its own).
 pub fn feed(dir: &str, format: FeedFormat) -> String {
     format!("{dir}{}", format.file_name())

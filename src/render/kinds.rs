@@ -665,6 +665,45 @@ struct PageLink {
     path: String,
 }
 
+/// The links between the pages of a list split in pages: previous, next, and the page
+/// numbers around the current one, the first and the last (`1 2 … 9 10 11 … 99 100`), so a
+/// pager stays a few links long whatever the number of pages.
+#[derive(serde::Serialize)]
+struct Pager {
+    current: usize,
+    total: usize,
+    /// `None`: a gap (`…`).
+    pages: Vec<Option<PageLink>>,
+    previous: Option<PageLink>,
+    next: Option<PageLink>,
+}
+
+impl Pager {
+    /// Around page `current` of `total`, each page's path from `path`.
+    fn new(current: usize, total: usize, path: impl Fn(usize) -> String) -> Pager {
+        let link = |number: usize| PageLink {
+            number,
+            path: path(number),
+        };
+        let near = |n: usize| n <= 2 || n + 1 >= total || n.abs_diff(current) <= 2;
+        let mut pages = Vec::new();
+        for n in 1..=total {
+            if near(n) {
+                pages.push(Some(link(n)));
+            } else if pages.last().is_some_and(Option::is_some) {
+                pages.push(None);
+            }
+        }
+        Pager {
+            current,
+            total,
+            pages,
+            previous: (current > 1).then(|| link(current - 1)),
+            next: (current < total).then(|| link(current + 1)),
+        }
+    }
+}
+
 #[derive(serde::Serialize)]
 struct YearLink {
     year: i32,
@@ -697,10 +736,6 @@ impl Kind for IncidentIndex {
         let base = &r.config.base_url;
         let all = &r.views.incidents;
         let pages = all.len().div_ceil(INDEX_PAGE).max(1);
-        let link = |number: usize| PageLink {
-            number,
-            path: base.path(&routes::incidents_dir(number)),
-        };
         // Newest first, so each year's first incident is found by a binary search: no
         // page scans the archive.
         let year_of = |i: usize| all[i].summary.started.year;
@@ -738,10 +773,10 @@ impl Kind for IncidentIndex {
         );
         ctx.insert("groups", &shown);
         ctx.insert("years", &years);
-        ctx.insert("pages", &(1..=pages).map(link).collect::<Vec<_>>());
-        ctx.insert("current", &n);
-        ctx.insert("previous", &(n > 1).then(|| link(n - 1)));
-        ctx.insert("next", &(n < pages).then(|| link(n + 1)));
+        ctx.insert(
+            "pager",
+            &Pager::new(n, pages, |n| base.path(&routes::incidents_dir(n))),
+        );
         ctx.insert("incident_total", &all.len());
         r.template("incidents.html", page, &ctx)
     }
@@ -939,8 +974,15 @@ impl Kind for ComponentPage {
     fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, provider) in archive.providers() {
             for (number, component) in provider.components.iter().enumerate() {
-                let dir = routes::component_dir(provider.slug.as_str(), component.slug.as_str());
-                add(routes::page(&dir), Key::Component(index, number));
+                let pages = component.incidents.len().div_ceil(INDEX_PAGE).max(1);
+                for n in 1..=pages {
+                    let dir = routes::component_page_dir(
+                        provider.slug.as_str(),
+                        component.slug.as_str(),
+                        n,
+                    );
+                    add(routes::page(&dir), Key::Component(index, number, n));
+                }
             }
         }
     }
@@ -953,7 +995,7 @@ impl Kind for ComponentPage {
     }
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Component(i, c) = page.key else {
+        let Key::Component(i, c, n) = page.key else {
             return Err(wrong_key(page));
         };
         let provider = &r.views.providers[i];
@@ -961,7 +1003,11 @@ impl Kind for ComponentPage {
             return Err(wrong_key(page));
         };
         let name = &provider.reference.name;
-        let title = format!("{} · {name}", component.name);
+        let pages = component.incidents.len().div_ceil(INDEX_PAGE).max(1);
+        let title = match n {
+            1 => format!("{} · {name}", component.name),
+            n => format!("{} · {name}, page {n} of {pages}", component.name),
+        };
         let stats = StatsView::new(&component.stats, &r.views.incidents, |_| None);
         let mut years: Vec<i32> = component
             .incidents
@@ -978,23 +1024,41 @@ impl Kind for ComponentPage {
                 "Every incident of {name} that affected {}, with its uptime and downtime.",
                 component.name
             ),
-            &routes::component_dir(&provider.reference.slug, component.slug.as_str()),
+            &routes::component_page_dir(&provider.reference.slug, component.slug.as_str(), n),
             &provider.feeds,
             &format!("{name} incidents"),
         );
         ctx.insert("provider", &provider.reference);
         ctx.insert("component", &component.name);
+        ctx.insert(
+            "pager",
+            &Pager::new(n, pages, |n| {
+                let dir = routes::component_page_dir(
+                    &provider.reference.slug,
+                    component.slug.as_str(),
+                    n,
+                );
+                r.config.base_url.path(&dir)
+            }),
+        );
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("stats", &stats);
+        // Newest first, a page of them at a time: no page lists thousands.
+        let start = (n - 1)
+            .saturating_mul(INDEX_PAGE)
+            .min(component.incidents.len());
+        let end = start
+            .saturating_add(INDEX_PAGE)
+            .min(component.incidents.len());
         ctx.insert(
             "groups",
             &by_year(
-                component
-                    .incidents
+                component.incidents[start..end]
                     .iter()
                     .map(|&x| &r.views.incidents[x].summary),
             ),
         );
+        ctx.insert("incident_total", &component.incidents.len());
         ctx.insert(
             "calendars",
             &insights::impact_calendars(
@@ -1321,5 +1385,32 @@ impl Kind for SitemapPart {
 
     fn site_file(&self, _: Key) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pager;
+
+    fn shown(current: usize, total: usize) -> String {
+        Pager::new(current, total, |n| n.to_string())
+            .pages
+            .iter()
+            .map(|p| p.as_ref().map_or("…".to_string(), |p| p.number.to_string()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn a_pager_shows_the_ends_and_the_pages_near_the_current_one() {
+        assert_eq!(shown(1, 1), "1");
+        assert_eq!(shown(2, 5), "1 2 3 4 5");
+        assert_eq!(shown(1, 100), "1 2 3 … 99 100");
+        assert_eq!(shown(50, 100), "1 2 … 48 49 50 51 52 … 99 100");
+        assert_eq!(shown(100, 100), "1 2 … 98 99 100");
+        // A thousand pages, a dozen links: the pager does not grow with the archive.
+        assert!(shown(500, 1000).split(' ').count() <= 11);
+        let pager = Pager::new(1, 3, |n| n.to_string());
+        assert!(pager.previous.is_none() && pager.next.is_some_and(|p| p.number == 2));
     }
 }

@@ -48,8 +48,9 @@ pub enum Key {
     Number(usize),
     /// A provider's year.
     Year(ProviderIx, i32),
-    /// A provider's component, by its position in the provider's list of components.
-    Component(ProviderIx, usize),
+    /// A provider's component, by its position in the provider's list of components, and
+    /// the page of its list of incidents (from 1).
+    Component(ProviderIx, usize, usize),
     /// A UTC day with incidents.
     Day(NaiveDate),
 }
@@ -69,7 +70,7 @@ impl Key {
         match self {
             Key::Provider(p) => Some((p, Part::All)),
             Key::Year(p, year) => Some((p, Part::Year(year))),
-            Key::Component(p, c) => Some((p, Part::Component(c))),
+            Key::Component(p, c, _) => Some((p, Part::Component(c))),
             _ => None,
         }
     }
@@ -77,9 +78,10 @@ impl Key {
     /// The provider the key names, if one.
     pub fn provider(self) -> Option<ProviderIx> {
         match self {
-            Key::Provider(p) | Key::Feed(Some(p), _) | Key::Year(p, _) | Key::Component(p, _) => {
-                Some(p)
-            }
+            Key::Provider(p)
+            | Key::Feed(Some(p), _)
+            | Key::Year(p, _)
+            | Key::Component(p, _, _) => Some(p),
             _ => None,
         }
     }

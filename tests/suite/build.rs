@@ -770,7 +770,8 @@ fn every_incident_is_within_reach_a_hundred_a_page() {
             .replace(
                 "2024-03-05T16:00:00Z",
                 &format!("{}-03-05T16:00:00Z", 2020 + i / 100),
-            ),
+            )
+            .replace("impact: major\n", "impact: major\ncomponents: [API]\n"),
         ));
     }
     let refs: Vec<(&str, &str)> = files
@@ -810,6 +811,31 @@ fn every_incident_is_within_reach_a_hundred_a_page() {
         select(&last, "a[rel=prev]")[0].attr("href"),
         Some("/incidents/page/2/")
     );
+    // A component's incidents, a hundred a page too; its numbers on the first.
+    assert_eq!(rows("acme/components/api/index.html"), 100);
+    assert_eq!(rows("acme/components/api/page/2/index.html"), 100);
+    assert_eq!(rows("acme/components/api/page/3/index.html"), 50);
+    assert!(!site.path("public/acme/components/api/page/4").exists());
+    let second = site.html("acme/components/api/page/2/index.html");
+    assert!(
+        select(&second, ".stats").is_empty(),
+        "the numbers are on page 1"
+    );
+    let pager: Vec<String> = select(&second, "nav.pagination a")
+        .iter()
+        .map(|a| a.attr("href").unwrap().to_string())
+        .collect();
+    assert_eq!(
+        pager,
+        [
+            "/acme/components/api/",
+            "/acme/components/api/",
+            "/acme/components/api/page/3/",
+            "/acme/components/api/page/3/"
+        ],
+        "newer, 1, 3, older"
+    );
+    assert!(!select(&site.html("acme/components/api/index.html"), ".stats").is_empty());
 }
 
 #[test]
