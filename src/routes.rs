@@ -123,6 +123,14 @@ pub fn provider_year_dir(provider: &str, year: i32) -> String {
     format!("{provider}/{year}/")
 }
 
+/// Page `n` (from 1) of a provider's year: the year's page, then `…/page/2/`.
+pub fn provider_year_page_dir(provider: &str, year: i32, n: usize) -> String {
+    match n {
+        0 | 1 => provider_year_dir(provider, year),
+        n => format!("{}page/{n}/", provider_year_dir(provider, year)),
+    }
+}
+
 /// A provider's component: `lightstep/components/us-dashboards/`.
 pub fn component_dir(provider: &str, component: &str) -> String {
     format!("{provider}/components/{component}/")

@@ -903,15 +903,32 @@ fn insert_charts(
     );
 }
 
-/// A provider's incidents of one year, with that year's numbers, charts and calendar.
+/// A provider's incidents of one year, with that year's numbers, charts and calendar, and
+/// its incidents 100 a page.
 struct ProviderYear;
+
+/// The incidents of a list (newest first) that started in `year`: one run of it, found by
+/// two binary searches.
+pub(crate) fn year_run(
+    list: &[IncidentIx],
+    year: i32,
+    started: impl Fn(&IncidentIx) -> i32,
+) -> &[IncidentIx] {
+    let from = list.partition_point(|x| started(x) > year);
+    let to = list.partition_point(|x| started(x) >= year);
+    &list[from..to.max(from)]
+}
 
 impl Kind for ProviderYear {
     fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, provider) in archive.providers() {
             for &year in &provider.years {
-                let dir = routes::provider_year_dir(provider.slug.as_str(), year);
-                add(routes::page(&dir), Key::Year(index, year));
+                let started = |x: &IncidentIx| archive.incidents[*x].started.year();
+                let count = year_run(&provider.incidents, year, started).len();
+                for n in 1..=count.div_ceil(INDEX_PAGE).max(1) {
+                    let dir = routes::provider_year_page_dir(provider.slug.as_str(), year, n);
+                    add(routes::page(&dir), Key::Year(index, year, n));
+                }
             }
         }
     }
@@ -924,17 +941,21 @@ impl Kind for ProviderYear {
     }
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Year(i, year) = page.key else {
+        let Key::Year(i, year, n) = page.key else {
             return Err(wrong_key(page));
         };
         let provider = &r.views.providers[i];
         let source = &r.archive.providers[i];
         let name = &provider.reference.name;
-        let incidents: Vec<&SummaryView> = source
-            .incidents
+        let all = year_run(&source.incidents, year, |&x| {
+            r.views.incidents[x].summary.started.year
+        });
+        let pages = all.len().div_ceil(INDEX_PAGE).max(1);
+        let start = (n - 1).saturating_mul(INDEX_PAGE).min(all.len());
+        let end = start.saturating_add(INDEX_PAGE).min(all.len());
+        let incidents: Vec<&SummaryView> = all[start..end]
             .iter()
             .map(|&x| &r.views.incidents[x].summary)
-            .filter(|summary| summary.started.year == year)
             .collect();
         let period = source
             .stats
@@ -947,18 +968,29 @@ impl Kind for ProviderYear {
             "provider-year",
             &format!("{name} in {year}"),
             format!("Every incident of {name} in {year}, with its uptime and downtime."),
-            &routes::provider_year_dir(&provider.reference.slug, year),
+            &routes::provider_year_page_dir(&provider.reference.slug, year, n),
             &provider.feeds,
             &format!("{name} incidents"),
         );
         ctx.insert("provider", &provider.reference);
         ctx.insert("year", &year);
+        ctx.insert("incident_total", &all.len());
+        ctx.insert(
+            "pager",
+            &Pager::new(n, pages, |n| {
+                let dir = routes::provider_year_page_dir(&provider.reference.slug, year, n);
+                r.config.base_url.path(&dir)
+            }),
+        );
         ctx.insert("year_text", &year.to_string());
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("period", &period);
         ctx.insert("incidents", &incidents);
         ctx.insert("years", &years);
-        insert_charts(&mut ctx, r, i, Some(year), &[year]);
+        // The year's charts and calendar are on its first page.
+        if n == 1 {
+            insert_charts(&mut ctx, r, i, Some(year), &[year]);
+        }
         r.template("provider_year.html", page, &ctx)
     }
 

@@ -46,8 +46,8 @@ pub enum Key {
     Asset(usize),
     /// Page `n` (from 1) of a list split into pages.
     Number(usize),
-    /// A provider's year.
-    Year(ProviderIx, i32),
+    /// A provider's year, and the page of its incidents (from 1).
+    Year(ProviderIx, i32, usize),
     /// A provider's component, by its position in the provider's list of components, and
     /// the page of its list of incidents (from 1).
     Component(ProviderIx, usize, usize),
@@ -69,7 +69,7 @@ impl Key {
     pub fn part(self) -> Option<(ProviderIx, Part)> {
         match self {
             Key::Provider(p) => Some((p, Part::All)),
-            Key::Year(p, year) => Some((p, Part::Year(year))),
+            Key::Year(p, year, _) => Some((p, Part::Year(year))),
             Key::Component(p, c, _) => Some((p, Part::Component(c))),
             _ => None,
         }
@@ -80,7 +80,7 @@ impl Key {
         match self {
             Key::Provider(p)
             | Key::Feed(Some(p), _)
-            | Key::Year(p, _)
+            | Key::Year(p, _, _)
             | Key::Component(p, _, _) => Some(p),
             _ => None,
         }
@@ -215,20 +215,13 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
     // only when written: found here instead, with `check`.
     for page in pages {
         if let Some(long) = page.path.split('/').find(|name| name.len() > MAX_NAME) {
-            let owner = owner(archive, theme, page);
-            let (path, line, col) = owner
-                .place
-                .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
-            let mut diagnostic = Diagnostic::file(
-                path,
+            let diagnostic = at_owner(archive, theme, page, |what| {
                 format!(
-                    "{} would be written under a name of {} bytes, longer than a file system allows",
-                    owner.what,
+                    "{what} would be written under a name of {} bytes, longer than a file system allows",
                     long.len()
-                ),
-            )
+                )
+            })
             .with_hint(format!("shorten the file name, `slug:` or alias to at most {MAX_NAME} bytes"));
-            (diagnostic.line, diagnostic.col) = (line, col);
             errors.push(diagnostic);
         }
     }
@@ -288,6 +281,22 @@ pub fn sitemap_len(archive: &Archive) -> usize {
     2 + incidents.div_ceil(kinds::INDEX_PAGE).max(1) + archive.days.len() + providers + incidents
 }
 
+/// An error about a page, at the place of whoever writes it (its file, or its alias's line).
+fn at_owner(
+    archive: &Archive,
+    theme: &Theme,
+    page: &Page,
+    message: impl FnOnce(&str) -> String,
+) -> Diagnostic {
+    let owner = owner(archive, theme, page);
+    let (path, line, col) = owner
+        .place
+        .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
+    let mut diagnostic = Diagnostic::file(path, message(&owner.what));
+    (diagnostic.line, diagnostic.col) = (line, col);
+    diagnostic
+}
+
 /// Pages planned inside `pagefind/`, which the search index owns as a whole (its files
 /// are named by Pagefind, so they cannot be checked one by one against the plan).
 fn in_search_index(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic> {
@@ -296,20 +305,14 @@ fn in_search_index(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diag
         .iter()
         .take_while(|page| page.path.starts_with(routes::SEARCH_INDEX_DIR))
         .map(|page| {
-            let owner = owner(archive, theme, page);
-            let (path, line, col) = owner
-                .place
-                .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
-            let mut diagnostic = Diagnostic::file(
-                path,
+            at_owner(archive, theme, page, |what| {
                 format!(
-                    "{} would be written to `{}`, inside `{}`, where the search index goes",
-                    owner.what, page.path, routes::SEARCH_INDEX_DIR
-                ),
-            )
-            .with_hint("give it another path (another slug, alias or file name), or set `search: false` in site.yaml");
-            (diagnostic.line, diagnostic.col) = (line, col);
-            diagnostic
+                    "{what} would be written to `{}`, inside `{}`, where the search index goes",
+                    page.path,
+                    routes::SEARCH_INDEX_DIR
+                )
+            })
+            .with_hint("give it another path (another slug, alias or file name), or set `search: false` in site.yaml")
         })
         .collect()
 }
@@ -572,11 +575,9 @@ impl Renderer<'_> {
             .flat_map(move |(view, provider)| {
                 let slug = provider.slug.as_str();
                 let years = provider.years.iter().map(move |&year| {
-                    let list = &provider.incidents;
-                    // Newest first: the year's incidents are one run of the list.
-                    let from = list.partition_point(|&i| views[i].summary.started.year > year);
-                    let to = list.partition_point(|&i| views[i].summary.started.year >= year);
-                    entry(routes::provider_year_dir(slug, year), of(&list[from..to]))
+                    let started = |&i: &IncidentIx| views[i].summary.started.year;
+                    let run = kinds::year_run(&provider.incidents, year, started);
+                    entry(routes::provider_year_dir(slug, year), of(run))
                 });
                 let components = provider.components.iter().map(move |c| {
                     entry(

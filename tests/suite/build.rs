@@ -774,13 +774,9 @@ fn every_incident_is_within_reach_a_hundred_a_page() {
             .replace("impact: major\n", "impact: major\ncomponents: [API]\n"),
         ));
     }
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
-    let site = Site::new(&refs);
+    let site = Site::from_owned(&files);
     site.build(&[]);
-    let rows = |path: &str| select(&site.html(path), ".incident-list li").len();
+    let rows = |path: &str| site.rows(path);
     assert_eq!(rows("incidents/index.html"), 100);
     assert_eq!(rows("incidents/page/2/index.html"), 100);
     assert_eq!(rows("incidents/page/3/index.html"), 50);
@@ -875,5 +871,39 @@ fn the_sitemap_lists_every_page_it_counts_and_each_once() {
     assert!(
         !site.path("public/sitemap-1.xml").exists(),
         "one file is enough"
+    );
+}
+
+#[test]
+fn a_provider_year_lists_a_hundred_incidents_a_page() {
+    let files: Vec<(String, String)> = (0..120)
+        .map(|i| {
+            let day = format!("2023-{:02}-{:02}T10:00:00Z", 1 + i / 28, 1 + i % 28);
+            (
+                format!("content/acme/i{i:03}.md"),
+                incident(&format!("Incident {i}"), &day).replace(
+                    "resolved: 2024-03-05T16:00:00Z",
+                    &format!("resolved: {}", day.replace("T10", "T11")),
+                ),
+            )
+        })
+        .collect();
+    let site = Site::from_owned(&files);
+    site.build(&[]);
+    let rows = |path: &str| site.rows(path);
+    assert_eq!(rows("acme/2023/index.html"), 100);
+    assert_eq!(rows("acme/2023/page/2/index.html"), 20);
+    assert!(!site.path("public/acme/2023/page/3").exists());
+    let first = site.html("acme/2023/index.html");
+    assert!(
+        !select(&first, "svg.chart").is_empty(),
+        "the year's charts on page 1"
+    );
+    assert!(text(&select(&first, ".lede")[0]).starts_with("120 incidents, page 1 of 2"));
+    let second = site.html("acme/2023/page/2/index.html");
+    assert!(select(&second, "svg.chart").is_empty());
+    assert_eq!(
+        select(&second, "a[rel=prev]")[0].attr("href"),
+        Some("/acme/2023/")
     );
 }

@@ -25,6 +25,20 @@ impl Site {
         site
     }
 
+    /// A site of generated files.
+    pub fn from_owned(files: &[(String, String)]) -> Site {
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        Site::new(&refs)
+    }
+
+    /// How many incidents a built page lists.
+    pub fn rows(&self, page: &str) -> usize {
+        select(&self.html(page), ".incident-list li").len()
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
