@@ -322,6 +322,41 @@ fn serve_follows_every_edit_and_serves_what_build_writes() {
 }
 
 #[test]
+fn search_turned_off_and_on_while_serving() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        &incident("Alpha", "2024-03-05T14:00:00Z"),
+    )]);
+    let server = Server::start(&site);
+    let until = |what: &str, ready: &dyn Fn(&Server) -> bool| {
+        let start = Instant::now();
+        while !ready(&server) {
+            assert!(start.elapsed() < WAIT, "{what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    until("the index is served", &|s| {
+        s.get("/pagefind/pagefind-entry.json").0 == 200
+    });
+    assert_eq!(server.get("/search/").0, 200);
+    assert!(server.get("/").1.contains("class=\"search-box\""));
+
+    site.write("site.yaml", "search: false\n");
+    server.after_change("search off", |s| !s.get("/").1.contains("search-box"));
+    assert_eq!(server.get("/search/").0, 404);
+    until("the index is gone", &|s| {
+        s.get("/pagefind/pagefind-entry.json").0 == 404
+    });
+
+    site.write("site.yaml", "search: true\n");
+    server.after_change("search on", |s| s.get("/").1.contains("search-box"));
+    until("the index is back", &|s| {
+        s.get("/pagefind/pagefind-entry.json").0 == 200
+    });
+    assert_eq!(server.get("/search/").0, 200);
+}
+
+#[test]
 fn serve_under_the_path_of_the_base_url() {
     let site = Site::new(&[(
         "content/acme/a.md",
