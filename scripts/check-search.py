@@ -1,6 +1,7 @@
 """Search as a visitor uses it, in headless Chromium driven by Selenium.
 
     python3 scripts/check-search.py CHROMEDRIVER ROOT_DIR BASE_PATH
+    python3 scripts/check-search.py --hostile CHROMEDRIVER ROOT_DIR
 
 serves ROOT_DIR (a build whose site lives under BASE_PATH, `/` or `/outages/`) with the
 Content-Security-Policy headers that the build's `_headers` gives each path, so a script the
@@ -14,7 +15,9 @@ policy forbids fails here as it would on a host. Then:
 - opens a shared URL (query and filter in it) and gets the same results;
 - shows 20 results, and 20 more on "Show more", with the keyboard focus on the first new one.
 
-Prints one line and exits non-zero on any failure.
+With `--hostile`, over a site of one incident whose title and text are markup: `AT&T`
+finds it (the index keeps text as it is), and its title shows as that text, no element made
+of it. Prints one line and exits non-zero on any failure.
 """
 
 import functools
@@ -55,6 +58,43 @@ def policy_for(path, rules):
     return found
 
 
+def start(chromedriver, root, base):
+    """The site served with its `_headers` policies, and a browser."""
+    Handler.rules = policies(root, base)
+    handler = functools.partial(Handler, directory=root)
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    site = f"http://127.0.0.1:{server.server_address[1]}{base}"
+    options = webdriver.ChromeOptions()
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    return server, site, driver, WebDriverWait(driver, 20)
+
+
+def main_hostile(chromedriver, root):
+    server, site, driver, wait = start(chromedriver, root, "/")
+    try:
+        problems = hostile(driver, wait, site)
+    finally:
+        driver.quit()
+        server.shutdown()
+    report("hostile content", problems,
+           "`AT&T` finds the incident, `amp` nothing, and its markup-laden title shows as text")
+
+
+def report(what, problems, done):
+    """Each problem on stderr and a failing exit, or the one line of what was checked."""
+    for problem in problems:
+        print(f"search ({what}): {problem}", file=sys.stderr)
+    if problems:
+        sys.exit(1)
+    print(f"search in Chromium ({what}): {done}")
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     rules = []
 
@@ -68,22 +108,37 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def main():
-    chromedriver, root, base = sys.argv[1], sys.argv[2], sys.argv[3]
-    Handler.rules = policies(root, base)
-    handler = functools.partial(Handler, directory=root)
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    site = f"http://127.0.0.1:{server.server_address[1]}{base}"
+HOSTILE_TITLE = "<img src=x onerror=\"document.title='pwned'\"> AT&T <b>outage</b>"
 
-    options = webdriver.ChromeOptions()
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    wait = WebDriverWait(driver, 20)
+
+def hostile(driver, wait, site):
+    """A site of one hostile incident: found by `AT&T`, and shown as the text it is."""
+    driver.get(f"{site}search/?q=AT%26T")
+    wait.until(lambda d: "found" in d.find_element(By.ID, "search-status").text)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#search-results > li")
+    problems = []
+    if len(rows) != 1:
+        problems.append(f"`AT&T` found {len(rows)} incidents, not the one")
+    else:
+        title = rows[0].find_element(By.CSS_SELECTOR, "a.row-title").text
+        if title != HOSTILE_TITLE:
+            problems.append(f"the title shows as {title!r}")
+    made = driver.find_elements(By.CSS_SELECTOR, "#search-results img, #search-results script, #search-results b")
+    if made or driver.title == "pwned":
+        problems.append(f"content became markup: {len(made)} elements, title {driver.title!r}")
+    # The text as it is, not escaped: `&` is no word `amp` of the index.
+    driver.get(f"{site}search/?q=amp")
+    wait.until(lambda d: "found" in d.find_element(By.ID, "search-status").text)
+    if not driver.find_element(By.ID, "search-status").text.startswith("No incident"):
+        problems.append("`amp` finds an incident: the index holds escaped text")
+    return problems
+
+
+def main():
+    if sys.argv[1] == "--hostile":
+        return main_hostile(*sys.argv[2:])
+    chromedriver, root, base = sys.argv[1], sys.argv[2], sys.argv[3]
+    server, site, driver, wait = start(chromedriver, root, base)
     problems = []
 
     def results():
@@ -165,11 +220,7 @@ def main():
         driver.quit()
         server.shutdown()
 
-    for problem in problems:
-        print(f"search ({base}): {problem}", file=sys.stderr)
-    if problems:
-        sys.exit(1)
-    print(f"search in Chromium ({base}, CSP as _headers sets it): the header box finds the one "
+    report(f"{base}, CSP as _headers sets it", problems, "the header box finds the one "
           f"incident with `{RARE}` and leads to it; the provider facet narrows {total} results to "
           f"{expected}; a shared URL restores them; Show more adds the next 20 of {many}")
 

@@ -20,14 +20,14 @@ pub struct Record {
     /// script puts the folder the index is served from in front (`/repo/`), so the index
     /// is the same under any base URL.
     pub url: String,
-    /// The words of its summary, updates and postmortem, escaped as HTML text: Pagefind
-    /// returns excerpts of it with `<mark>` around the matches, and no other tag.
+    /// The words of its summary, updates and postmortem, as plain text (as Pagefind keeps
+    /// the text of an HTML page): `AT&T` is indexed as the word it is. Pagefind returns
+    /// excerpts of it with `<mark>` around the matches; the search page sets them as text.
     pub content: String,
     /// What a result shows (each also searchable): `title`, `provider`, `impact`,
-    /// `impact_key`, `date`, `month`, `duration`, `components`, `regions`. Escaped as
-    /// HTML text, as Pagefind's own UIs expect of an index.
+    /// `impact_key`, `date`, `month`, `duration`, `components`, `regions`. Plain text too.
     pub meta: BTreeMap<String, String>,
-    /// The facets: `provider`, `impact`, `year`, `component`, `region`. Escaped alike.
+    /// The facets: `provider`, `impact`, `year`, `component`, `region`.
     pub filters: BTreeMap<String, Vec<String>>,
     /// `start`: the start time as RFC 3339 UTC, which sorts as text.
     pub sort: BTreeMap<String, String>,
@@ -93,33 +93,19 @@ fn record(incident: &Incident, view: &IncidentView) -> Record {
             "/{}",
             routes::incident_dir(incident.provider.as_str(), incident.slug.as_str())
         ),
-        content: escape(&text),
+        content: text,
         meta: meta
             .into_iter()
             .filter(|(_, value)| !value.is_empty())
-            .map(|(key, value)| (key.to_string(), escape(&value)))
+            .map(|(key, value)| (key.to_string(), value))
             .collect(),
         filters: filters
             .into_iter()
             .filter(|(_, values)| !values.is_empty())
-            .map(|(key, values)| (key.to_string(), values.iter().map(|v| escape(v)).collect()))
+            .map(|(key, values)| (key.to_string(), values))
             .collect(),
         sort: BTreeMap::from([("start".to_string(), summary.started.iso.clone())]),
     }
-}
-
-/// Text as HTML text: `<`, `>` and `&` as references.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// What an index is made from: the records, the language, and this very program (its

@@ -1,7 +1,7 @@
 // The search page: reads the query, filters and order from the URL, asks Pagefind's index
 // (loaded piece by piece from the site's `pagefind/`), shows the results and keeps the URL
-// in step, so a search can be shared. The index holds text escaped as HTML (`&lt;`): it is
-// unescaped here and only ever set as text, never parsed as markup.
+// in step, so a search can be shared. The index holds the incidents' text as it is, from
+// third-party status pages: it is only ever set as text here, never parsed as markup.
 
 const form = document.getElementById("search");
 const query = document.getElementById("search-query");
@@ -43,18 +43,13 @@ for (const [name, label, any] of FACETS) {
   const values = Object.keys(all[name] ?? {});
   if (values.length === 0) continue;
   // Years newest first; the rest as words sort.
-  const by = (a, b) => unescape(a).localeCompare(unescape(b));
-  values.sort(name === "year" ? (a, b) => by(b, a) : by);
+  values.sort(name === "year" ? (a, b) => b.localeCompare(a) : (a, b) => a.localeCompare(b));
   const wrap = document.createElement("label");
   wrap.append(label + " ");
   const select = document.createElement("select");
   select.name = name;
   select.append(new Option(any, ""));
-  for (const value of values) {
-    const option = new Option(unescape(value), value);
-    option.dataset.label = unescape(value);
-    select.append(option);
-  }
+  for (const value of values) select.append(new Option(value, value));
   wrap.append(select);
   labels.push(wrap);
   selects.set(name, select);
@@ -64,8 +59,7 @@ options.hidden = false;
 
 for (const [name, select] of selects) {
   const wanted = params.get(name);
-  const option = [...select.options].find((o) => o.value && o.dataset.label === wanted);
-  if (option) select.value = option.value;
+  if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
 }
 
 let shown = [];
@@ -77,7 +71,7 @@ async function run() {
   const filters = {};
   for (const [name, select] of selects) if (select.value) filters[name] = select.value;
   const order = form.elements.sort.value;
-  keepInUrl(words, order);
+  keepInUrl(words, filters, order);
   if (!words && Object.keys(filters).length === 0) {
     show(mine, [], "");
     counts(all);
@@ -92,12 +86,10 @@ async function run() {
   show(mine, search.results, n === 0 ? `No incident found ${what}.` : `${n} incident${n === 1 ? "" : "s"} found ${what}.`);
 }
 
-function keepInUrl(words, order) {
+function keepInUrl(words, filters, order) {
   const next = new URLSearchParams();
   if (words) next.set("q", words);
-  for (const [name, select] of selects) {
-    if (select.value) next.set(name, select.selectedOptions[0].dataset.label);
-  }
+  for (const [name, value] of Object.entries(filters)) next.set(name, value);
   if (order) next.set("sort", order);
   const search = next.toString();
   history.replaceState(null, "", search ? "?" + search : location.pathname);
@@ -109,7 +101,7 @@ function counts(remaining) {
     for (const option of select.options) {
       if (!option.value) continue;
       const count = remaining?.[name]?.[option.value] ?? 0;
-      option.textContent = `${option.dataset.label} (${count})`;
+      option.textContent = `${option.value} (${count})`;
     }
   }
 }
@@ -135,7 +127,7 @@ async function page(mine) {
 
 function row(result) {
   const li = el("li", "incident-row");
-  const meta = unescapeAll(result.meta ?? {});
+  const meta = result.meta ?? {};
   const date = el("time", "row-date", meta.date ?? "");
   if (/^\d{4}-\d{2}-\d{2}$/.test(meta.date)) date.dateTime = meta.date;
   li.append(date);
@@ -157,25 +149,17 @@ function row(result) {
   return li;
 }
 
-// Pagefind's excerpt is the record's text, escaped, with `<mark>` around the words found:
-// rebuilt here from text nodes and marks, so nothing else in it can become markup.
+// Pagefind's excerpt is the record's text with `<mark>` around the words found: rebuilt
+// here from text nodes and marks, so nothing in the text can become markup.
 function excerpt(html) {
   const p = el("p", "excerpt");
   const parts = html.split(/<mark>|<\/mark>/);
   parts.forEach((part, i) => {
-    const text = unescape(part);
-    p.append(i % 2 === 1 ? el("mark", "", text) : text);
+    p.append(i % 2 === 1 ? el("mark", "", part) : part);
   });
   return p;
 }
 
-function unescape(text) {
-  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-}
-
-function unescapeAll(meta) {
-  return Object.fromEntries(Object.entries(meta).map(([key, value]) => [key, unescape(String(value))]));
-}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);

@@ -82,8 +82,8 @@ fn every_incident_is_a_record_with_its_words_and_facets() {
     let checkout = &records["/acme/checkout/"];
     let content = checkout["content"].as_str().unwrap();
     assert!(
-        content.contains("A stale certificate on the zanzibar gateway &amp; its peers."),
-        "the postmortem's words, markup gone, escaped as HTML text: {content}"
+        content.contains("A stale certificate on the zanzibar gateway & its peers."),
+        "the postmortem's words as they read, markup gone: {content}"
     );
     assert!(content.contains("Payments failed.") && content.contains("We are looking into it."));
     let meta = &checkout["meta"];

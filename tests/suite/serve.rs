@@ -341,6 +341,28 @@ fn search_turned_off_and_on_while_serving() {
     assert_eq!(server.get("/search/").0, 200);
     assert!(server.get("/").1.contains("class=\"search-box\""));
 
+    // An edit: the new index comes in, and the old one's files stay for a search page
+    // opened on it.
+    let entry = server.get("/pagefind/pagefind-entry.json").1;
+    let meta = |entry: &str| {
+        let entry: serde_json::Value = serde_json::from_str(entry).unwrap();
+        format!(
+            "/pagefind/pagefind.{}.pf_meta",
+            entry["languages"]["en"]["hash"].as_str().unwrap()
+        )
+    };
+    site.write(
+        "content/acme/a.md",
+        &incident("Alpha renamed", "2024-03-05T14:00:00Z"),
+    );
+    until("a new index", &|s| {
+        s.get("/pagefind/pagefind-entry.json").1 != entry
+    });
+    let old = meta(&entry);
+    assert_ne!(meta(&server.get("/pagefind/pagefind-entry.json").1), old);
+    assert_eq!(server.get(&old).0, 200, "{old} went with the swap");
+    while server.events.try_recv().is_ok() {}
+
     site.write("site.yaml", "search: false\n");
     server.after_change("search off", |s| !s.get("/").1.contains("search-box"));
     assert_eq!(server.get("/search/").0, 404);
