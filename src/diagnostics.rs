@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use serde::{Deserialize, Serialize};
 
 /// `n` and a noun, in the plural unless `n` is 1: `1 incident`, `3 incidents`.
 pub fn count(n: usize, noun: &str) -> String {
@@ -15,7 +16,7 @@ pub fn count(n: usize, noun: &str) -> String {
 }
 
 /// Whether a problem stops the build.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Severity {
     #[default]
     Error,
@@ -24,7 +25,7 @@ pub enum Severity {
 }
 
 /// One problem with one file, pointing at the line and column where it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     pub path: PathBuf,

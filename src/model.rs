@@ -7,13 +7,13 @@ use std::fmt;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// An instant in UTC. Offsets in the source are applied once, at parse time.
 pub type Timestamp = DateTime<Utc>;
 
 /// How bad an incident was, as status pages grade it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Impact {
     None,
@@ -65,7 +65,7 @@ impl Impact {
 }
 
 /// Whether the incident was confirmed by the provider or only suspected from outside.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Confirmed,
@@ -169,6 +169,102 @@ fn check_segment(text: &str) -> Result<(), SlugError> {
     }
 }
 
+/// Read back (from the build cache) only if it still is a slug.
+impl TryFrom<String> for Slug {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Slug, String> {
+        Slug::parse(&text).map_err(|_| format!("not a slug: {text:?}"))
+    }
+}
+
+/// Read back (from the build cache) only if it still is a safe URL.
+impl TryFrom<String> for WebUrl {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<WebUrl, String> {
+        WebUrl::parse(&text)
+            .filter(|url| url.0 == text)
+            .ok_or_else(|| format!("not a web URL: {text:?}"))
+    }
+}
+
+impl<'de> Deserialize<'de> for Slug {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Slug, D::Error> {
+        Slug::try_from(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for WebUrl {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<WebUrl, D::Error> {
+        WebUrl::try_from(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A time as seconds and nanoseconds since the epoch: read back from the build cache many
+/// times faster than RFC 3339 text.
+mod compact_time {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Timestamp;
+
+    pub fn serialize<S: Serializer>(time: &Timestamp, serializer: S) -> Result<S::Ok, S::Error> {
+        (time.timestamp(), time.timestamp_subsec_nanos()).serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Timestamp, D::Error> {
+        let (secs, nanos) = <(i64, u32)>::deserialize(deserializer)?;
+        Timestamp::from_timestamp(secs, nanos)
+            .ok_or_else(|| serde::de::Error::custom("time out of range"))
+    }
+
+    pub mod option {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(
+            time: &Option<Timestamp>,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            time.map(|t| (t.timestamp(), t.timestamp_subsec_nanos()))
+                .serialize(serializer)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<Timestamp>, D::Error> {
+            Option::<(i64, u32)>::deserialize(deserializer)?
+                .map(|(secs, nanos)| {
+                    Timestamp::from_timestamp(secs, nanos)
+                        .ok_or_else(|| serde::de::Error::custom("time out of range"))
+                })
+                .transpose()
+        }
+    }
+}
+
+/// An untyped JSON value as its text, for formats that only hold typed data.
+mod json_text {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        value: &Option<serde_json::Value>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        value
+            .as_ref()
+            .map(serde_json::Value::to_string)
+            .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<serde_json::Value>, D::Error> {
+        Option::<String>::deserialize(deserializer)?
+            .map(|text| serde_json::from_str(&text).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
 impl fmt::Display for Slug {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -214,7 +310,7 @@ impl WebUrl {
 }
 
 /// A status word of an update; the common ones are known, any other is kept as written.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Status {
     Investigating,
     Identified,
@@ -392,8 +488,9 @@ impl fmt::Display for Duration {
 }
 
 /// One entry of an incident's timeline.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Update {
+    #[serde(with = "compact_time")]
     pub at: Timestamp,
     pub status: Status,
     /// Markdown, as the provider wrote it.
@@ -414,7 +511,7 @@ pub struct Source {
 
 /// An old URL of an incident, and where its file gives it: a path it would share with
 /// another file is only found while planning the site, and is reported at this line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Alias {
     /// Site-relative, without the leading slash: `old/url/`, `old/page.html`.
     pub path: String,
@@ -424,14 +521,14 @@ pub struct Alias {
 }
 
 /// Where something is written in its file: 1-based line and column (in characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourcePos {
     pub line: usize,
     pub col: usize,
 }
 
-/// One incident, fully validated.
-#[derive(Debug, Clone, PartialEq)]
+/// One incident, fully validated. (Serialized only into the build cache.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Incident {
     /// The file it came from, relative to the site root (for messages only).
     pub file: PathBuf,
@@ -440,8 +537,10 @@ pub struct Incident {
     /// The provider's name as the incident gives it, if it does.
     pub provider_name: Option<String>,
     pub slug: Slug,
+    #[serde(with = "compact_time")]
     pub started: Timestamp,
     /// `None` while the incident is ongoing.
+    #[serde(with = "compact_time::option")]
     pub resolved: Option<Timestamp>,
     pub impact: Impact,
     pub level: Option<Level>,
@@ -457,6 +556,8 @@ pub struct Incident {
     pub aliases: Vec<Alias>,
     pub draft: bool,
     pub source: Option<Source>,
+    /// (As JSON text in the build cache, whose format cannot hold an untyped value.)
+    #[serde(with = "json_text")]
     pub extra: Option<serde_json::Value>,
     /// Markdown before the first update.
     pub summary: String,
@@ -503,7 +604,7 @@ impl Incident {
 }
 
 /// A provider as described by its `_index.md`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ProviderInfo {
     pub file: PathBuf,
     pub name: Option<String>,

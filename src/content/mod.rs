@@ -38,7 +38,7 @@ pub struct Content {
 }
 
 /// What one file gives.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, Deserialize)]
 pub enum Loaded {
     Incident(Arc<Incident>),
     Provider(Slug, ProviderInfo),
