@@ -1,6 +1,7 @@
 //! The pipeline, start to end: files → model → archive → pages → bytes → disk.
 //! `build` and `check` share every step but the last.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,7 @@ use crate::config::BaseUrl;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
 use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
+use crate::rebuild::{Scan, StartFrom};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::routes;
@@ -34,6 +36,8 @@ pub struct Summary {
     pub local_base_url: bool,
     /// What builds but looks wrong (`### … : resolvd`), to show the writer.
     pub warnings: Diagnostics,
+    /// The build cache could not be written: the build is complete, the next one slower.
+    pub cache_error: Option<String>,
     pub elapsed: Duration,
 }
 
@@ -87,8 +91,6 @@ fn run(
 ) -> Result<Summary, Error> {
     let start = Instant::now();
     crate::content::require_dir(&options.root).map_err(Error::Usage)?;
-    let site = Site::load(options).map_err(Error::Invalid)?;
-    progress.set_length(site.pages.len() as u64);
     let output = match out_dir {
         Some(dir) => Some(Output::open(&resolved(dir), || {
             // Said once, as cargo does, so a build that seems stuck says why.
@@ -98,7 +100,28 @@ fn run(
         })?),
         None => None,
     };
-    let pages: Vec<&Page> = site.pages.iter().collect();
+    let scan = match (&output, &options.cache_dir, out_dir) {
+        (Some(output), Some(dir), Some(out)) => Scan::new(options, dir, &resolved(out), output),
+        _ => None,
+    };
+    let start_from = match &scan {
+        Some(scan) => scan.start_from(),
+        None => StartFrom::Scratch,
+    };
+    let output = match (&start_from, &scan, output) {
+        (StartFrom::Nothing(written), Some(scan), Some(output)) => {
+            return Ok(scan.nothing_to_do(options, written, output, start));
+        }
+        (_, _, output) => output,
+    };
+    let (mut site, changed) = match (&start_from, &scan) {
+        (StartFrom::Written(changed), Some(scan)) => match scan.written_site(options) {
+            Some(site) => (site, Some(changed.as_slice())),
+            None => (scan.fresh_site(options)?, None),
+        },
+        (_, Some(scan)) => (scan.fresh_site(options)?, None),
+        (_, None) => (Site::load(options).map_err(Error::Invalid)?, None),
+    };
     // Compares with the disk and stages a file if it changed: `None` when unchanged.
     let stage = |path: &str, bytes: &[u8]| match &output {
         Some(output) if !output.is_unchanged(path, bytes) => Some(output.stage(bytes)),
@@ -106,13 +129,13 @@ fn run(
     };
     // A file of the site, compared and staged (with its compressed siblings) as soon as
     // it is made, in parallel, so none is held in memory.
-    let emit = |path: &str, bytes: &[u8]| {
+    let emit = |pages: &[Page], path: &str, bytes: &[u8]| {
         let staged = stage(path, bytes);
         let mut files = vec![(path.to_string(), staged)];
         // A site's own `X.gz` or `X.br` (a static file) is kept, and `X` not compressed.
         let own_sibling = |suffix: &str| {
             let sibling = format!("{path}{suffix}");
-            site.pages
+            pages
                 .binary_search_by(|p| p.path.as_str().cmp(&sibling))
                 .is_ok()
         };
@@ -139,31 +162,71 @@ fn run(
         }
         files
     };
-    // The search index is built beside the pages (its records are added one at a time, so
-    // it keeps one core busy while the pages take the rest). `check` has nothing to index.
-    let (rendered, index) = rayon::join(
-        || {
-            render_pages(&site.renderer(), &pages, |page, bytes| {
-                progress.inc(1);
-                emit(&page.path, &bytes)
-            })
-        },
-        || {
-            let output = output.as_ref().filter(|_| site.config.search)?;
-            Some(search_index(&site, output))
-        },
-    );
-    let rendered = rendered.map_err(Error::Invalid)?;
-    let index = index
-        .transpose()
-        .map_err(Error::Search)?
-        .unwrap_or_default();
+    let mut listed: BTreeMap<String, Option<Result<PathBuf, output::Error>>> = BTreeMap::new();
+    let index = match changed {
+        // The last build's output, with what changed rendered again.
+        Some(changed) => {
+            for path in output
+                .as_ref()
+                .map(Output::manifest_paths)
+                .unwrap_or_default()
+            {
+                listed.insert(path, None);
+            }
+            let paths: Vec<PathBuf> = changed.iter().map(|p| options.root.join(p)).collect();
+            let update = site
+                .update_with(&paths, |page, bytes| emit(&[], &page.path, &bytes))
+                .map_err(Error::Invalid)?;
+            for path in &update.removed {
+                for suffix in ["", ".gz", ".br"] {
+                    listed.remove(&format!("{path}{suffix}"));
+                }
+            }
+            for files in update.rendered {
+                if let Some((path, _)) = files.first() {
+                    for suffix in [".gz", ".br"] {
+                        listed.remove(&format!("{path}{suffix}"));
+                    }
+                }
+                listed.extend(files);
+            }
+            let index = output.as_ref().filter(|_| site.config.search);
+            index.map(|output| search_index(&site, output)).transpose()
+        }
+        None => {
+            progress.set_length(site.pages.len() as u64);
+            let pages: Vec<&Page> = site.pages.iter().collect();
+            // The search index is built beside the pages (its records are added one at a
+            // time, so it keeps one core busy while the pages take the rest). `check` has
+            // nothing to index.
+            let (rendered, index) = rayon::join(
+                || {
+                    render_pages(&site.renderer(), &pages, |page, bytes| {
+                        progress.inc(1);
+                        emit(&site.pages, &page.path, &bytes)
+                    })
+                },
+                || {
+                    let output = output.as_ref().filter(|_| site.config.search)?;
+                    Some(search_index(&site, output))
+                },
+            );
+            listed.extend(rendered.map_err(Error::Invalid)?.into_iter().flatten());
+            index.transpose()
+        }
+    };
+    let index = index.map_err(Error::Search)?.unwrap_or_default();
+    // The index replaces the last one whole (with search on, no page may be under it).
+    if !index.is_empty() {
+        listed.retain(|path, _| !path.starts_with(routes::SEARCH_INDEX_DIR));
+    }
     let indexed: Vec<_> = index
         .par_iter()
-        .flat_map_iter(|(path, bytes)| emit(path, bytes))
+        .flat_map_iter(|(path, bytes)| emit(&site.pages, path, bytes))
         .collect();
-    let mut files = Vec::with_capacity(rendered.len() + index.len());
-    for (path, staged) in rendered.into_iter().flatten().chain(indexed) {
+    listed.extend(indexed);
+    let mut files = Vec::with_capacity(listed.len());
+    for (path, staged) in listed {
         files.push(OutputFile {
             path,
             staged: staged.transpose()?,
@@ -173,20 +236,22 @@ fn run(
         Some(output) => output.commit(&files)?,
         None => (WriteStats::default(), Vec::new()),
     };
+    // Once the files are in place: the cache says how they are.
+    let saved = match (&scan, out_dir) {
+        (Some(scan), Some(out)) => scan.save(&site, &resolved(out), &files).err(),
+        _ => None,
+    };
     progress.finish_and_clear();
     let summary = Summary {
         incidents: site.archive.incidents.len(),
         providers: site.archive.providers.len(),
         files: files.len(),
-        pages: site
-            .pages
-            .iter()
-            .filter(|p| p.path.ends_with(".html"))
-            .count(),
+        pages: crate::rebuild::html_pages(&site),
         written,
         leftovers,
         local_base_url: site.config.base_url == BaseUrl::default(),
         warnings: site.warnings(),
+        cache_error: saved,
         elapsed: start.elapsed(),
     };
     // Freeing a whole archive takes as long as a tenth of the build: do it off the path
@@ -200,9 +265,7 @@ fn run(
 fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, String> {
     let language = &site.config.language;
     let records = search::records(&site.archive.incidents, &site.views.incidents);
-    let Some(fingerprint) = search::fingerprint(&records, language) else {
-        return search::index(records, language);
-    };
+    let fingerprint = search::fingerprint(&records, language);
     let previous = output
         .read(routes::SEARCH_INDEX_STATE)
         .and_then(|state| search::reusable(&state, &fingerprint, |path| output.read(path)));

@@ -6,6 +6,7 @@
 
 pub mod archive;
 pub mod build;
+pub mod cache;
 pub mod config;
 pub mod content;
 pub mod diagnostics;
@@ -13,6 +14,7 @@ pub mod import;
 pub mod insight;
 pub mod model;
 pub mod output;
+pub mod rebuild;
 pub mod render;
 pub mod routes;
 pub mod search;

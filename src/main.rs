@@ -88,6 +88,12 @@ enum Command {
         /// Also write .gz and .br siblings of text files over 1 KB (for nginx gzip_static, Caddy precompressed).
         #[arg(long)]
         precompress: bool,
+        /// Where to keep the build cache, which lets the next build redo only what changed (default: .outages-cache/ in the site folder).
+        #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+        cache_dir: Option<PathBuf>,
+        /// Build from scratch: neither read nor write the build cache.
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Validate everything a build would, and write nothing.
     Check {
@@ -111,7 +117,15 @@ fn main() -> ExitCode {
             base_url,
             drafts,
             precompress,
+            cache_dir,
+            no_cache,
         } => {
+            let cache_dir = match no_cache {
+                true => None,
+                false => {
+                    Some(cache_dir.unwrap_or_else(|| site.root.join(outages::cache::CACHE_DIR)))
+                }
+            };
             let options = Options {
                 root: site.root,
                 output,
@@ -119,6 +133,7 @@ fn main() -> ExitCode {
                 drafts,
                 hash_assets: true,
                 precompress,
+                cache_dir,
             };
             let progress = progress_bar();
             (build::build(&options, &progress), "built")
@@ -168,6 +183,9 @@ fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
             }
             for leftover in &summary.leftovers {
                 eprintln!("warning: {leftover}");
+            }
+            if let Some(message) = &summary.cache_error {
+                eprintln!("warning: {message}");
             }
             if summary.local_base_url && verb == "built" {
                 eprintln!(

@@ -152,6 +152,24 @@ impl PathSet {
     }
 }
 
+/// How each of these files of the output folder `out` is now (`None`: not a plain file).
+pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crate::cache::Left>> {
+    paths
+        .par_iter()
+        .map(|path| {
+            let relative = site_relative(path.as_ref())?;
+            let meta = fs::symlink_metadata(out.join(relative)).ok()?;
+            meta.is_file().then(|| crate::cache::Left::of(&meta))
+        })
+        .collect()
+}
+
+/// The hash of the manifest that a commit of `files` writes.
+pub fn manifest_hash(files: &[OutputFile]) -> [u8; 32] {
+    let text = manifest_text(files.iter().map(|f| f.path.as_str()));
+    *blake3::hash(text.as_bytes()).as_bytes()
+}
+
 /// The manifest of a build writing `paths`: sorted, one a line.
 fn manifest_text<'a>(paths: impl IntoIterator<Item = &'a str>) -> String {
     let mut sorted: Vec<&str> = paths.into_iter().collect();
@@ -206,8 +224,12 @@ fn fate(path: &Path, is_dir: bool, new: &PathSet, before: &PathSet) -> Fate {
 /// The output folder as it was when the build started.
 #[derive(Debug, Default)]
 struct Old {
-    /// Every entry, parents before children, none reached through a symlink.
-    entries: BTreeMap<PathBuf, Kind>,
+    out: PathBuf,
+    /// The folder itself, to open files beneath it.
+    dir: Option<rustix::fd::OwnedFd>,
+    /// Every entry, parents before children, none reached through a symlink: listed when
+    /// first asked for (a build that changes a few files never needs the whole list).
+    entries: std::sync::OnceLock<BTreeMap<PathBuf, Kind>>,
     /// The previous build's manifest, as read.
     manifest: Option<Vec<u8>>,
     /// What it lists.
@@ -218,47 +240,15 @@ struct Old {
 
 impl Old {
     fn read(out: &Path) -> Result<Old, Error> {
-        let root = match fs::symlink_metadata(out) {
-            Ok(meta) if meta.is_dir() => meta,
-            Ok(_) => {
-                return Err(Error::Io {
-                    action: "build into",
-                    path: out.to_path_buf(),
-                    source: io::ErrorKind::NotADirectory.into(),
-                });
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Old::default()),
-            Err(e) => return Err(io_at("read", out)(e)),
+        let Some(root) = root_of(out)? else {
+            return Ok(Old {
+                out: out.to_path_buf(),
+                ..Old::default()
+            });
         };
-        let mut entries = BTreeMap::new();
-        for entry in WalkDir::new(out).min_depth(1) {
-            let entry = entry.map_err(|e| {
-                let path = e.path().unwrap_or(out).to_path_buf();
-                io_at("read", &path)(e.into())
-            })?;
-            let file_type = entry.file_type();
-            let kind = if file_type.is_dir() {
-                let meta = entry
-                    .metadata()
-                    .map_err(|e| io_at("read", entry.path())(e.into()))?;
-                // Removing the old tree would empty another filesystem.
-                if meta.dev() != root.dev() {
-                    return Err(Error::MountPoint(entry.into_path()));
-                }
-                Kind::Dir(meta.permissions())
-            } else if file_type.is_file() {
-                Kind::File
-            } else if file_type.is_symlink() {
-                Kind::Symlink
-            } else {
-                Kind::Other
-            };
-            let relative = entry.path().strip_prefix(out).unwrap_or(entry.path());
-            entries.insert(relative.to_path_buf(), kind);
-        }
-        let manifest = match entries.get(Path::new(MANIFEST)) {
-            Some(Kind::File) => {
-                let path = out.join(MANIFEST);
+        let path = out.join(MANIFEST);
+        let manifest = match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() => {
                 let mut bytes = Vec::new();
                 open_nofollow(&path)
                     .and_then(|mut file| file.read_to_end(&mut bytes))
@@ -267,8 +257,17 @@ impl Old {
             }
             _ => None,
         };
+        use rustix::fs::{Mode, OFlags};
+        let dir = rustix::fs::open(
+            out,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .ok();
         Ok(Old {
-            entries,
+            out: out.to_path_buf(),
+            dir,
+            entries: std::sync::OnceLock::new(),
             written: manifest
                 .as_deref()
                 .map(PathSet::from_manifest)
@@ -278,9 +277,90 @@ impl Old {
         })
     }
 
-    fn is_file(&self, path: &Path) -> bool {
-        matches!(self.entries.get(path), Some(Kind::File))
+    /// The file at `relative`, for reading, if it is a plain file reached through no link.
+    /// Where the kernel can (Linux's openat2), it checks the whole path in the one call;
+    /// elsewhere the folder is listed once and asked.
+    fn open_file(&self, relative: &Path) -> Option<File> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        if let Some(dir) = &self.dir {
+            use rustix::fs::{Mode, OFlags, ResolveFlags};
+            use rustix::io::Errno;
+            // Non-blocking, so a FIFO put there opens without waiting (and is refused).
+            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+            let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH;
+            match rustix::fs::openat2(dir, relative, flags, Mode::empty(), resolve) {
+                Ok(fd) => {
+                    let file = File::from(fd);
+                    return file.metadata().is_ok_and(|m| m.is_file()).then_some(file);
+                }
+                // An older kernel, or a sandbox that refuses the call.
+                Err(Errno::NOSYS | Errno::PERM) => {}
+                Err(_) => return None,
+            }
+        }
+        self.is_file(relative)
+            .then(|| open_nofollow(&self.out.join(relative)).ok())
+            .flatten()
     }
+
+    /// Whether the entry at `path` is a file (not a link), reached through no link.
+    fn is_file(&self, path: &Path) -> bool {
+        let entries = self.entries.get_or_init(|| {
+            // A folder that cannot be listed now has nothing to compare with; the commit
+            // lists it again and says why.
+            walk(&self.out).unwrap_or_default()
+        });
+        matches!(entries.get(path), Some(Kind::File))
+    }
+}
+
+/// The output folder's metadata; `None` if it does not exist yet.
+fn root_of(out: &Path) -> Result<Option<fs::Metadata>, Error> {
+    match fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_dir() => Ok(Some(meta)),
+        Ok(_) => Err(Error::Io {
+            action: "build into",
+            path: out.to_path_buf(),
+            source: io::ErrorKind::NotADirectory.into(),
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_at("read", out)(e)),
+    }
+}
+
+/// Every entry of the output folder, parents before children, none reached through a
+/// symlink; an error for a mount point inside it.
+fn walk(out: &Path) -> Result<BTreeMap<PathBuf, Kind>, Error> {
+    let Some(root) = root_of(out)? else {
+        return Ok(BTreeMap::new());
+    };
+    let mut entries = BTreeMap::new();
+    for entry in WalkDir::new(out).min_depth(1) {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(out).to_path_buf();
+            io_at("read", &path)(e.into())
+        })?;
+        let file_type = entry.file_type();
+        let kind = if file_type.is_dir() {
+            let meta = entry
+                .metadata()
+                .map_err(|e| io_at("read", entry.path())(e.into()))?;
+            // Removing the old tree would empty another filesystem.
+            if meta.dev() != root.dev() {
+                return Err(Error::MountPoint(entry.into_path()));
+            }
+            Kind::Dir(meta.permissions())
+        } else if file_type.is_file() {
+            Kind::File
+        } else if file_type.is_symlink() {
+            Kind::Symlink
+        } else {
+            Kind::Other
+        };
+        let relative = entry.path().strip_prefix(out).unwrap_or(entry.path());
+        entries.insert(relative.to_path_buf(), kind);
+    }
+    Ok(entries)
 }
 
 /// This build's folder beside the output; removed when dropped, unless already removed.
@@ -383,6 +463,14 @@ fn clear_leftovers(out: &Path, parent: &Path, prefix: &str) -> Result<Vec<Leftov
             .find(|old| fs::symlink_metadata(old).is_ok_and(|m| m.is_dir()));
         if let Some(old) = aside {
             fs::rename(&old, out).map_err(io_at("restore", out))?;
+        }
+    }
+    // A build killed while putting files in place: finish what its journal says.
+    if !missing {
+        for dir in &found {
+            if let Ok(journal) = fs::read_to_string(dir.join(JOURNAL)) {
+                replay(out, dir, &journal)?;
+            }
         }
     }
     Ok(found
@@ -503,10 +591,7 @@ impl Output {
 
     /// Whether the file at `site_path` already holds `bytes` (so it is kept, mtime and all).
     pub fn is_unchanged(&self, site_path: &str, bytes: &[u8]) -> bool {
-        let Some(relative) = site_relative(site_path).filter(|p| self.old.is_file(p)) else {
-            return false;
-        };
-        let Ok(mut file) = open_nofollow(&self.out.join(relative)) else {
+        let Some(mut file) = site_relative(site_path).and_then(|p| self.old.open_file(p)) else {
             return false;
         };
         if !file
@@ -521,17 +606,43 @@ impl Output {
 
     /// The bytes of the old tree's file at `site_path`, if it has one (not a link).
     pub fn read(&self, site_path: &str) -> Option<Vec<u8>> {
-        let relative = site_relative(site_path).filter(|p| self.old.is_file(p))?;
+        let mut file = site_relative(site_path).and_then(|p| self.old.open_file(p))?;
         let mut bytes = Vec::new();
-        open_nofollow(&self.out.join(relative))
-            .and_then(|mut file| file.read_to_end(&mut bytes))
-            .ok()?;
+        file.read_to_end(&mut bytes).ok()?;
         Some(bytes)
+    }
+
+    /// The hash of the manifest the last build left, if there is one.
+    pub fn manifest_hash(&self) -> Option<[u8; 32]> {
+        let manifest = self.old.manifest.as_deref()?;
+        Some(*blake3::hash(manifest).as_bytes())
+    }
+
+    /// The site paths the last build's manifest lists (that can be in the folder).
+    pub fn manifest_paths(&self) -> Vec<String> {
+        let text = String::from_utf8_lossy(self.old.manifest.as_deref().unwrap_or_default());
+        text.lines()
+            .filter(|line| *line != MANIFEST && site_relative(line).is_some())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// How each file the last build's manifest lists is now (`None`: not a plain file).
+    pub fn look_at_written(&self) -> Vec<Option<crate::cache::Left>> {
+        look_at(&self.out, &self.manifest_paths())
+    }
+
+    /// Lets go of the folder without changing it; what killed builds left that could not
+    /// be removed, to warn of.
+    pub fn release(self) -> Vec<Leftover> {
+        let mut leftovers = self.leftovers;
+        leftovers.extend(self.staging.remove());
+        leftovers
     }
 
     /// Whether the old tree has a file (not a link) at `site_path`.
     pub fn has_file(&self, site_path: &str) -> bool {
-        site_relative(site_path).is_some_and(|p| self.old.is_file(p))
+        site_relative(site_path).is_some_and(|p| self.old.open_file(p).is_some())
     }
 
     /// Writes changed bytes to the staging folder, under a number: no folder is made.
@@ -554,12 +665,18 @@ impl Output {
             paths.push(relative);
         }
         let new = PathSet::new(paths.iter().copied());
+        let manifest = manifest_text(files.iter().map(|f| f.path.as_str()));
+        if let Some(stats) = self.in_place(files, &paths, &new, &manifest)? {
+            let mut leftovers = self.leftovers;
+            leftovers.extend(self.staging.remove());
+            return Ok((stats, leftovers));
+        }
         let mut kept = Vec::new();
         let mut removed = 0;
         // Listed again now, under the lock: what the user put in the folder while the
         // pages rendered is theirs and is carried over like the rest.
-        let now = Old::read(&self.out)?;
-        for (path, kind) in &now.entries {
+        let now = walk(&self.out)?;
+        for (path, kind) in &now {
             match fate(path, matches!(kind, Kind::Dir(_)), &new, &self.old.written) {
                 Fate::Ours => {}
                 Fate::Removed => removed += 1,
@@ -578,7 +695,6 @@ impl Output {
             unchanged: files.len() - written,
             removed,
         };
-        let manifest = manifest_text(files.iter().map(|f| f.path.as_str()));
         let mut leftovers = self.leftovers;
         if written == 0 && removed == 0 && self.old.manifest.as_deref() == Some(manifest.as_bytes())
         {
@@ -596,6 +712,157 @@ impl Output {
         leftovers.extend(self.staging.remove());
         Ok((stats, leftovers))
     }
+}
+
+impl Output {
+    /// Puts a few changed files in place one by one, where the folder is as the last build
+    /// left it around each of them: what will be done is written down first (a journal in
+    /// the staging folder), so a build killed while renaming is completed by the next one
+    /// before anything else. `None`, touching nothing, when the change is too large for
+    /// that to pay, or anything around a changed path is unexpected (a link, a folder of
+    /// the user's, another filesystem): the whole tree is then swapped as usual.
+    fn in_place(
+        &self,
+        files: &[OutputFile],
+        paths: &[&Path],
+        new: &PathSet,
+        manifest: &str,
+    ) -> Result<Option<WriteStats>, Error> {
+        if self.old.manifest.is_none() {
+            return Ok(None);
+        }
+        let mut removed: Vec<&Path> = self
+            .old
+            .written
+            .files
+            .iter()
+            .filter(|path| !new.files.contains(*path))
+            .map(PathBuf::as_path)
+            .collect();
+        removed.sort();
+        let staged: Vec<(&Path, &Path)> = files
+            .iter()
+            .zip(paths)
+            .filter_map(|(file, path)| Some((*path, file.staged.as_deref()?)))
+            .collect();
+        let changes = staged.len() + removed.len();
+        let stats = WriteStats {
+            written: staged.len(),
+            unchanged: files.len() - staged.len(),
+            removed: removed.len(),
+        };
+        if changes == 0 && self.old.manifest.as_deref() == Some(manifest.as_bytes()) {
+            return Ok(Some(stats));
+        }
+        if changes > IN_PLACE_MIN.max(files.len() / IN_PLACE_SHARE) {
+            return Ok(None);
+        }
+        let dev = match fs::symlink_metadata(&self.out) {
+            Ok(meta) if meta.is_dir() => meta.dev(),
+            _ => return Ok(None),
+        };
+        // Every folder on the way a real folder of this filesystem (or missing, to be made),
+        // every target a plain file or nothing.
+        let expected = |relative: &Path| {
+            let mut missing = false;
+            let ancestors: Vec<&Path> = relative.ancestors().skip(1).collect();
+            for dir in ancestors.iter().rev().filter(|d| !d.as_os_str().is_empty()) {
+                match fs::symlink_metadata(self.out.join(dir)) {
+                    Ok(meta) if meta.is_dir() && !missing && meta.dev() == dev => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => missing = true,
+                    _ => return false,
+                }
+            }
+            match fs::symlink_metadata(self.out.join(relative)) {
+                Ok(meta) => meta.is_file() && !missing,
+                Err(e) => e.kind() == io::ErrorKind::NotFound,
+            }
+        };
+        if !staged
+            .iter()
+            .map(|(path, _)| *path)
+            .chain(removed.iter().copied())
+            .all(expected)
+        {
+            return Ok(None);
+        }
+        let staging = self.staging.path();
+        let manifest_path = staging.join("manifest");
+        fs::write(&manifest_path, manifest).map_err(io_at("write", &manifest_path))?;
+        let mut journal = String::new();
+        for (path, from) in &staged {
+            let name = from.file_name().unwrap_or_default().to_string_lossy();
+            journal.push_str(&format!("w\t{name}\t{}\n", path.display()));
+        }
+        for path in &removed {
+            journal.push_str(&format!("d\t{}\n", path.display()));
+        }
+        journal.push_str(&format!("w\tmanifest\t{MANIFEST}\n"));
+        // Written aside, then named: a journal is there whole or not at all.
+        let part = staging.join("journal.part");
+        fs::write(&part, &journal).map_err(io_at("write", &part))?;
+        fs::rename(&part, staging.join(JOURNAL)).map_err(io_at("write", &part))?;
+        replay(&self.out, staging, &journal)?;
+        // Folders of ours that the removals emptied go too, deepest first.
+        let mut emptied: Vec<&Path> = removed
+            .iter()
+            .flat_map(|path| path.ancestors().skip(1))
+            .filter(|dir| {
+                !dir.as_os_str().is_empty()
+                    && self.old.written.dirs.contains(*dir)
+                    && !new.dirs.contains(*dir)
+            })
+            .collect();
+        emptied.sort_by_key(|dir| std::cmp::Reverse(dir.components().count()));
+        emptied.dedup();
+        for dir in emptied {
+            // Not empty: something of the user's is in it, and stays.
+            let _ = fs::remove_dir(self.out.join(dir));
+        }
+        Ok(Some(stats))
+    }
+}
+
+/// A change made in place is at most this many files, or this share of the site (1 in …).
+const IN_PLACE_MIN: usize = 64;
+const IN_PLACE_SHARE: usize = 16;
+/// In a staging folder: the changes a build is putting in place, one a line.
+const JOURNAL: &str = "journal";
+
+/// Carries out a journal: renames each staged file that is still in the staging folder to
+/// its place (making its folders), removes each file to remove. Doing it twice does no more
+/// than once, so a build killed halfway is completed by running it again.
+fn replay(out: &Path, staging: &Path, journal: &str) -> Result<(), Error> {
+    for line in journal.lines() {
+        let mut fields = line.splitn(3, '\t');
+        match (fields.next(), fields.next(), fields.next()) {
+            (Some("w"), Some(name), Some(path)) => {
+                let Some(relative) = site_relative(path) else {
+                    continue;
+                };
+                let from = staging.join(name);
+                if fs::symlink_metadata(&from).is_err() {
+                    continue;
+                }
+                let to = out.join(relative);
+                if let Some(parent) = to.parent() {
+                    fs::create_dir_all(parent).map_err(io_at("create", parent))?;
+                }
+                fs::rename(&from, &to).map_err(io_at("write", &to))?;
+            }
+            (Some("d"), Some(path), None) => {
+                let Some(relative) = site_relative(path) else {
+                    continue;
+                };
+                let target = out.join(relative);
+                if fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file()) {
+                    fs::remove_file(&target).map_err(io_at("remove", &target))?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Puts the new tree together beside the old one, then swaps them.
@@ -926,5 +1193,117 @@ mod tests {
             dir.path().join(".public.stagingx").exists(),
             "a name that is not ours stays"
         );
+    }
+
+    /// A site of `n` files of ours, written by a commit; what the folder's inode is.
+    fn site_of(out: &Path, n: usize) -> u64 {
+        let output = open(out);
+        let files: Vec<OutputFile> = (0..n)
+            .map(|i| OutputFile {
+                path: format!("p{i}/index.html"),
+                staged: Some(output.stage(b"first").unwrap()),
+            })
+            .collect();
+        output.commit(&files).unwrap();
+        fs::metadata(out).unwrap().ino()
+    }
+
+    #[test]
+    fn a_few_changes_are_put_in_place_and_many_swap_the_whole_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let folder = site_of(&out, 200);
+        let output = open(&out);
+        let files: Vec<OutputFile> = (0..199)
+            .map(|i| OutputFile {
+                path: format!("p{i}/index.html"),
+                staged: (i < 3).then(|| output.stage(b"second").unwrap()),
+            })
+            .collect();
+        let (stats, _) = output.commit(&files).unwrap();
+        assert_eq!((stats.written, stats.removed), (3, 1));
+        assert_eq!(fs::metadata(&out).unwrap().ino(), folder, "in place");
+        assert_eq!(fs::read(out.join("p2/index.html")).unwrap(), b"second");
+        assert_eq!(fs::read(out.join("p3/index.html")).unwrap(), b"first");
+        assert!(!out.join("p199").exists(), "its emptied folder went too");
+        assert_eq!(
+            fs::read_to_string(out.join(MANIFEST)).unwrap(),
+            manifest_text(files.iter().map(|f| f.path.as_str()))
+        );
+        let output = open(&out);
+        let files: Vec<OutputFile> = (0..199)
+            .map(|i| OutputFile {
+                path: format!("p{i}/index.html"),
+                staged: Some(output.stage(b"third").unwrap()),
+            })
+            .collect();
+        output.commit(&files).unwrap();
+        assert_ne!(fs::metadata(&out).unwrap().ino(), folder, "swapped whole");
+        assert_eq!(fs::read(out.join("p3/index.html")).unwrap(), b"third");
+    }
+
+    #[test]
+    fn a_link_on_the_way_of_a_change_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        site_of(&out, 100);
+        // The user moves a folder of ours elsewhere and links it back.
+        let elsewhere = dir.path().join("elsewhere");
+        fs::rename(out.join("p5"), &elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("p5")).unwrap();
+        let output = open(&out);
+        assert!(
+            !output.is_unchanged("p5/index.html", b"first"),
+            "not read through it"
+        );
+        let files: Vec<OutputFile> = (0..100)
+            .map(|i| OutputFile {
+                path: format!("p{i}/index.html"),
+                staged: (i == 5).then(|| output.stage(b"second").unwrap()),
+            })
+            .collect();
+        output.commit(&files).unwrap();
+        assert_eq!(fs::read(elsewhere.join("index.html")).unwrap(), b"first");
+        assert!(fs::symlink_metadata(out.join("p5")).unwrap().is_dir());
+        assert_eq!(fs::read(out.join("p5/index.html")).unwrap(), b"second");
+    }
+
+    #[test]
+    fn a_journal_left_by_a_build_killed_while_renaming_is_carried_out_by_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        site_of(&out, 3);
+        // Killed after the journal was written and the first rename done.
+        let staging = dir.path().join(".public.staging-9");
+        fs::create_dir_all(&staging).unwrap();
+        fs::write(out.join("p0/index.html"), "second").unwrap();
+        fs::write(staging.join("1"), "second").unwrap();
+        fs::write(
+            staging.join("manifest"),
+            "p0/index.html\np1/index.html\nq/index.html\n",
+        )
+        .unwrap();
+        fs::write(
+            staging.join(JOURNAL),
+            "w\t0\tp0/index.html\nw\t1\tq/index.html\nd\tp2/index.html\nw\tmanifest\t.outages-manifest\n",
+        )
+        .unwrap();
+        let output = open(&out);
+        assert!(!staging.exists());
+        assert!(output.is_unchanged("q/index.html", b"second"));
+        assert!(output.is_unchanged("p0/index.html", b"second"));
+        assert!(!out.join("p2/index.html").exists());
+        assert_eq!(
+            fs::read_to_string(out.join(MANIFEST)).unwrap(),
+            "p0/index.html\np1/index.html\nq/index.html\n"
+        );
+        // Written whole or not at all: a journal still being written is not carried out.
+        let staging = dir.path().join(".public.staging-10");
+        fs::create_dir_all(&staging).unwrap();
+        fs::write(staging.join("0"), "third").unwrap();
+        fs::write(staging.join("journal.part"), "w\t0\tp1/index.html\n").unwrap();
+        drop(output);
+        let output = open(&out);
+        assert!(output.is_unchanged("p1/index.html", b"first"));
     }
 }

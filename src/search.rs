@@ -111,15 +111,8 @@ fn record(incident: &Incident, view: &IncidentView) -> Record {
 /// What an index is made from: the records, the language, and this very program (its
 /// Pagefind and its way of filtering Pagefind's files). Two builds with one fingerprint
 /// make the same index.
-pub fn fingerprint(records: &[Record], language: &str) -> Option<String> {
-    // Hashed once per process (`serve` and the tests ask many times).
-    static PROGRAM: std::sync::OnceLock<Option<[u8; 32]>> = std::sync::OnceLock::new();
-    let program = PROGRAM.get_or_init(|| {
-        let bytes = std::env::current_exe().and_then(std::fs::read).ok()?;
-        Some(*blake3::hash(&bytes).as_bytes())
-    });
-    // An unknown program: no fingerprint, so no index is ever taken back.
-    let program = program.as_ref()?;
+pub fn fingerprint(records: &[Record], language: &str) -> String {
+    let program = crate::cache::program();
     let mut hasher = blake3::Hasher::new();
     hasher.update(program);
     fn field(hasher: &mut blake3::Hasher, text: &str) {
@@ -151,7 +144,7 @@ pub fn fingerprint(records: &[Record], language: &str) -> Option<String> {
             }
         }
     }
-    Some(hasher.finalize().to_hex().to_string())
+    hasher.finalize().to_hex().to_string()
 }
 
 const STATE_HEADER: &str = "outages search index 1";
@@ -316,20 +309,14 @@ mod tests {
             filters: BTreeMap::from([("year".to_string(), vec!["2024".to_string()])]),
             sort: BTreeMap::from([("start".to_string(), "2024-01-01T00:00:00Z".to_string())]),
         };
-        let base = fingerprint(std::slice::from_ref(&record), "en").unwrap();
-        assert_eq!(
-            Some(&base),
-            fingerprint(std::slice::from_ref(&record), "en").as_ref()
-        );
-        assert_ne!(
-            Some(&base),
-            fingerprint(std::slice::from_ref(&record), "de").as_ref()
-        );
+        let base = fingerprint(std::slice::from_ref(&record), "en");
+        assert_eq!(base, fingerprint(std::slice::from_ref(&record), "en"));
+        assert_ne!(base, fingerprint(std::slice::from_ref(&record), "de"));
         // A meta entry moved to the sort keys: the same words, another record.
         let mut moved = record.clone();
         moved.meta.clear();
         moved.sort.insert("title".into(), "T".into());
-        assert_ne!(Some(&base), fingerprint(&[moved], "en").as_ref());
+        assert_ne!(base, fingerprint(&[moved], "en"));
         let edits: [fn(&mut Record); 5] = [
             |r| r.url.push('x'),
             |r| r.content.push('x'),
@@ -355,7 +342,7 @@ mod tests {
         for edit in edits {
             let mut other = record.clone();
             edit(&mut other);
-            assert_ne!(Some(&base), fingerprint(&[other], "en").as_ref());
+            assert_ne!(base, fingerprint(&[other], "en"));
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct Options {
     pub hash_assets: bool,
     /// Also write `.gz` and `.br` siblings of text files over a kilobyte.
     pub precompress: bool,
+    /// Where `build` keeps its cache (`.outages-cache/` from the command line); `None`
+    /// builds from scratch and keeps nothing.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Options {
@@ -55,6 +58,7 @@ impl Options {
             drafts: false,
             hash_assets: true,
             precompress: false,
+            cache_dir: None,
         }
     }
 
@@ -84,9 +88,9 @@ pub struct Site {
 
 /// What one update did.
 #[derive(Debug, Default)]
-pub struct Update {
-    /// Pages rendered again, with their bytes.
-    pub rendered: Vec<(String, Vec<u8>)>,
+pub struct Update<T = (String, Vec<u8>)> {
+    /// Pages rendered again, as the caller took them (by default their paths and bytes).
+    pub rendered: Vec<T>,
     /// Paths that no longer belong to the site.
     pub removed: Vec<String>,
 }
@@ -94,15 +98,19 @@ pub struct Update {
 impl Site {
     /// Reads site.yaml, content and theme, reporting the problems of all three at once.
     pub fn load(options: &Options) -> Result<Site, Diagnostics> {
+        Site::load_with(options, || content::load_all(&options.root))
+    }
+
+    /// As [`Site::load`], with the content files as `content` gives them (parsed, or
+    /// taken from the build cache).
+    pub fn load_with(
+        options: &Options,
+        content: impl FnOnce() -> Result<Files, Vec<Diagnostic>> + Send,
+    ) -> Result<Site, Diagnostics> {
         let root = &options.root;
         let (config, (files, theme)) = rayon::join(
             || Config::load(root),
-            || {
-                rayon::join(
-                    || content::load_all(root),
-                    || Theme::load(root, options.hash_assets),
-                )
-            },
+            || rayon::join(content, || Theme::load(root, options.hash_assets)),
         );
         let (mut config, files, mut theme) = match (config, files, theme) {
             (Ok(config), Ok(files), Ok(theme)) => (config, files, theme),
@@ -156,6 +164,11 @@ impl Site {
         )
     }
 
+    /// Every content file and what it gave.
+    pub fn files(&self) -> &Files {
+        &self.files
+    }
+
     pub fn renderer(&self) -> Renderer<'_> {
         Renderer {
             archive: &self.archive,
@@ -169,6 +182,15 @@ impl Site {
     /// pages they touch. On an error the site stays as it was, but remembers what it read,
     /// so fixing the file is enough for a later update to succeed.
     pub fn update(&mut self, changed: &[PathBuf]) -> Result<Update, Diagnostics> {
+        self.update_with(changed, |page, bytes| (page.path.clone(), bytes))
+    }
+
+    /// As [`Site::update`], handing each page rendered again to `each` as it is made.
+    pub fn update_with<T: Send>(
+        &mut self,
+        changed: &[PathBuf],
+        each: impl Fn(&Page, Vec<u8>) -> T + Sync,
+    ) -> Result<Update<T>, Diagnostics> {
         let root = self.options.root.clone();
         let relative: Vec<PathBuf> = changed
             .iter()
@@ -178,7 +200,7 @@ impl Site {
         // A broken site.yaml stays pending until it is fixed, whatever changes meanwhile.
         self.pending_config |= relative.iter().any(|p| p == Path::new(CONFIG_FILE));
         if self.pending_config {
-            return self.reload_all();
+            return self.reload_all(each);
         }
         let reread = if touches(CONTENT_DIR) {
             self.reread_content(&relative)
@@ -266,9 +288,7 @@ impl Site {
             theme: theme_ref,
             views,
         };
-        let rendered = render_pages(&renderer, &to_render, |page, bytes| {
-            (page.path.clone(), bytes)
-        })?;
+        let rendered = render_pages(&renderer, &to_render, each)?;
         let mut removed: Vec<String> = match &new_pages {
             Some(pages) => {
                 let new_paths: HashSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
@@ -301,12 +321,13 @@ impl Site {
     }
 
     /// site.yaml changed: everything may have.
-    fn reload_all(&mut self) -> Result<Update, Diagnostics> {
+    fn reload_all<T: Send>(
+        &mut self,
+        each: impl Fn(&Page, Vec<u8>) -> T + Sync,
+    ) -> Result<Update<T>, Diagnostics> {
         let fresh = Site::load(&self.options)?;
         let pages: Vec<&Page> = fresh.pages.iter().collect();
-        let rendered = render_pages(&fresh.renderer(), &pages, |page, bytes| {
-            (page.path.clone(), bytes)
-        })?;
+        let rendered = render_pages(&fresh.renderer(), &pages, each)?;
         let new: BTreeSet<&String> = fresh.pages.iter().map(|p| &p.path).collect();
         let removed = self
             .pages

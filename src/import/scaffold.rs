@@ -38,6 +38,15 @@ pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf,
     Ok(crate::content::fields::display_path(root, &relative))
 }
 
+/// What a build leaves in the site folder besides the sources: not for version control.
+const GITIGNORE: &str = "\
+# What `outages build` makes: the site, its lock and staging folders, and the build cache.
+/public/
+/.public.lock
+/.public.staging*
+/.outages-cache/
+";
+
 const SITE_YAML: &str = "\
 # Settings of this outage archive. Every key is optional.
 title: Outage Archive
@@ -118,6 +127,7 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, String> {
     }
     let provider = Path::new(CONTENT_DIR).join("example-cloud");
     let files = [
+        (PathBuf::from(".gitignore"), GITIGNORE),
         (PathBuf::from("site.yaml"), SITE_YAML),
         (provider.join("_index.md"), PROVIDER),
         (

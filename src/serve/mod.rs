@@ -98,6 +98,7 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
         drafts: options.drafts,
         hash_assets: false,
         precompress: false,
+        cache_dir: None,
     };
     let (reload, _) = broadcast::channel(16);
     let shared = Arc::new(Shared {

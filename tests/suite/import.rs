@@ -972,6 +972,23 @@ fn new_and_init_write_files_that_build_at_once() {
         summary.starts_with("built 3 incidents from 2 providers"),
         "{summary}"
     );
+    // All that the build left beside the sources is ignored by git.
+    let ignore = std::fs::read_to_string(archive.join(".gitignore")).unwrap();
+    let patterns: Vec<&str> = ignore.lines().filter(|l| !l.starts_with('#')).collect();
+    for entry in std::fs::read_dir(&archive).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if ["content", "site.yaml", ".gitignore"].contains(&name.as_str()) {
+            continue;
+        }
+        assert!(
+            patterns.iter().any(|p| {
+                let p = p.trim_matches('/');
+                p.strip_suffix('*')
+                    .map_or(p == name, |prefix| name.starts_with(prefix))
+            }),
+            "{name} is not ignored by:\n{ignore}"
+        );
+    }
 }
 
 /// Generated Statuspage payloads, as adversarial as status pages get: import → `check`

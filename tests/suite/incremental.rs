@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::common::{SEED, Site, incident};
+use crate::common::{SEED, Site, incident, tree};
+use outages::build;
 use outages::site::Options;
 use outages::site::{self, Site as Loaded};
 
@@ -511,6 +512,74 @@ mod oracle {
             );
         }
         Ok(())
+    }
+
+    /// The same edits, each followed by a `build` that uses the build cache and by a build
+    /// from scratch into a fresh folder: both fail, or both give the same files, byte for
+    /// byte (the manifest included). Edits come faster than file times can tell them apart,
+    /// so this holds the cache to its hashes; `cache::tests` hold it to its file times.
+    fn run_cached_case(edits: &[Edit]) -> Result<(), TestCaseError> {
+        let fixture = Site::new(&[(
+            "content/acme/i0.md",
+            &incident("Start", "2024-03-01T10:00:00Z"),
+        )]);
+        let mut world = World {
+            fixture,
+            files: vec![None; INCIDENTS],
+            renames: 0,
+        };
+        world.files[0] = Some("content/acme/i0.md".to_string());
+        let outputs = tempfile::tempdir().unwrap();
+        let cached = Options {
+            output: Some(outputs.path().join("cached")),
+            cache_dir: Some(outputs.path().join("cache")),
+            ..Options::new(world.fixture.root())
+        };
+        let progress = indicatif::ProgressBar::hidden();
+        build::build(&cached, &progress).unwrap();
+        for (step, edit) in edits.iter().enumerate() {
+            if world.apply(edit).is_empty() {
+                continue;
+            }
+            let fresh = Options {
+                output: Some(outputs.path().join(format!("fresh-{step}"))),
+                ..Options::new(world.fixture.root())
+            };
+            let expected = build::build(&fresh, &progress);
+            let got = build::build(&cached, &progress);
+            prop_assert_eq!(
+                expected.is_ok(),
+                got.is_ok(),
+                "after {:?}: a build from scratch gives {:?}, a cached one {:?}",
+                edit,
+                expected.as_ref().err().map(ToString::to_string),
+                got.as_ref().err().map(ToString::to_string)
+            );
+            if expected.is_err() {
+                continue;
+            }
+            let want = tree(&fresh.output_dir());
+            let have = tree(&cached.output_dir());
+            let differing: Vec<&String> = want
+                .keys()
+                .chain(have.keys())
+                .filter(|path| want.get(*path) != have.get(*path))
+                .collect();
+            prop_assert!(
+                differing.is_empty(),
+                "after {edit:?}, a cached build differs from one from scratch: {differing:?}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn random_edits_build_with_the_cache_what_a_build_from_scratch_gives() {
+        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 12, 11)
+            .run(&proptest::collection::vec(edit(), 1..16), |edits| {
+                run_cached_case(&edits)
+            })
+            .unwrap();
     }
 
     fn check(hash_assets: bool, seed: u8) {

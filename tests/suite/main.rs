@@ -5,6 +5,7 @@ mod common;
 
 mod api;
 mod build;
+mod cache;
 mod diagnostics;
 mod feeds;
 mod fuzz_regressions;

@@ -1,0 +1,466 @@
+//! The build cache: what the last build read and wrote, kept in `.outages-cache/` at the
+//! site root (or `--cache-dir`), so that the next build parses again only the files that
+//! changed and renders again only the pages whose declared inputs changed.
+//!
+//! - A file is looked at as git looks at its index: its size, inode and times first, its
+//!   bytes (hashed) only when those differ, or when it was written so close to the last
+//!   scan that a change in the same clock tick could hide behind equal times.
+//! - The cache is one file, written aside and renamed into place, with a checksum: a build
+//!   killed at any instant leaves the previous cache or the new one. One that is damaged,
+//!   truncated, of another format, of another program or of another site folder is
+//!   ignored and replaced, never trusted; what it holds is checked again as it is read
+//!   (slugs and URLs as the parser checks them).
+//! - It holds what parsing gave (the incidents), the fingerprint of what every page reads
+//!   besides them (the program, the options, `site.yaml`, the templates and static files),
+//!   and a hash of the manifest of the output it produced: only an output that still holds
+//!   exactly that build is updated page by page.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::content::Loaded;
+
+/// The cache folder's name at the site root.
+pub const CACHE_DIR: &str = ".outages-cache";
+/// The one file of the cache.
+const FILE: &str = "build";
+const MAGIC: &[u8; 20] = b"outages build cache\n";
+/// Bumped whenever what is stored changes shape.
+const FORMAT: u32 = 1;
+/// The largest entry read back: a content file is at most a few megabytes.
+const MAX_ENTRY: u64 = 256 << 20;
+/// How close to the last scan a file's mtime may be before its times are not trusted.
+const RACY: Duration = Duration::from_secs(2);
+
+/// A 32-byte hash.
+pub type Hash = [u8; 32];
+
+/// The program: what it is built from (`build.rs` hashes its sources, theme, locked
+/// dependencies and compiler), so a cache or an index made by another version is never
+/// taken back, while a rebuild of the same sources (a CI runner's) keeps them.
+pub fn program() -> &'static Hash {
+    static PROGRAM: std::sync::OnceLock<Hash> = std::sync::OnceLock::new();
+    PROGRAM.get_or_init(|| *blake3::hash(env!("OUTAGES_BUILD_ID").as_bytes()).as_bytes())
+}
+
+/// What a file's metadata says of it: equal stamps, same bytes (with the racy exception).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    size: u64,
+    inode: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    pub fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            size: meta.len(),
+            inode: meta.ino(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// A file of the output as the last build left it: what a hand edit or a deletion changes.
+/// Its size and modification time to the second, which survive a copy, a move and an
+/// archive (a CI cache restores the folder from a tar file), unlike its inode and change
+/// time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Left {
+    size: u64,
+    mtime: i64,
+}
+
+impl Left {
+    pub fn of(meta: &fs::Metadata) -> Left {
+        Left {
+            size: meta.len(),
+            mtime: meta.mtime(),
+        }
+    }
+}
+
+/// One input file as the last build saw it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Seen {
+    pub path: PathBuf,
+    pub stamp: Stamp,
+    pub hash: Hash,
+}
+
+/// A content file and what parsing it gave (only files that parsed are kept).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parsed {
+    pub seen: Seen,
+    pub loaded: Loaded,
+}
+
+/// What the last build wrote, and from what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Written {
+    /// The program, the options, the output folder and every input but the content.
+    pub key: Hash,
+    /// The hash of the output's manifest once written.
+    pub manifest: Hash,
+    /// Each file the manifest lists, in its order, as the build left it.
+    pub left: Vec<Option<Left>>,
+    /// For the summary of a build that has nothing to do.
+    pub incidents: usize,
+    pub providers: usize,
+    pub pages: usize,
+    pub files: usize,
+}
+
+/// The head of the cache file: everything but the parsed content.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Head {
+    /// When the inputs were looked at, as seconds and nanoseconds since the epoch.
+    scanned: (u64, u32),
+    /// The templates, static files and `site.yaml`.
+    theme: Vec<Seen>,
+    written: Option<Written>,
+    /// How many content entries follow.
+    entries: u64,
+}
+
+/// A cache as read back, or as a build leaves it.
+#[derive(Debug, Clone, Default)]
+pub struct Cache {
+    pub scanned: Option<SystemTime>,
+    pub theme: Vec<Seen>,
+    /// By path relative to the site root.
+    pub content: BTreeMap<PathBuf, Parsed>,
+    pub written: Option<Written>,
+}
+
+/// What the cache is for: this program, this site folder (as written: messages name
+/// files under it). Another key, another cache.
+pub fn key(root: &Path) -> Hash {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(program());
+    hasher.update(&FORMAT.to_le_bytes());
+    hasher.update(root.as_os_str().as_encoded_bytes());
+    *hasher.finalize().as_bytes()
+}
+
+/// The cache in `dir` for `key`, or an empty one if there is none that can be trusted.
+pub fn read(dir: &Path, key: &Hash) -> Cache {
+    read_file(&dir.join(FILE), key).unwrap_or_default()
+}
+
+fn read_file(path: &Path, key: &Hash) -> Option<Cache> {
+    let mut reader = Checked::new(BufReader::new(File::open(path).ok()?));
+    let mut head = [0u8; MAGIC.len() + 4 + 32];
+    reader.read_exact(&mut head).ok()?;
+    if head[..MAGIC.len()] != MAGIC[..]
+        || head[MAGIC.len()..MAGIC.len() + 4] != FORMAT.to_le_bytes()
+        || head[MAGIC.len() + 4..] != key[..]
+    {
+        return None;
+    }
+    let head: Head = postcard::from_bytes(&reader.entry()?).ok()?;
+    let mut content = BTreeMap::new();
+    // Read a batch at a time, decoded in parallel.
+    let mut left = head.entries;
+    while left > 0 {
+        let batch = left.min(1024);
+        left -= batch;
+        let raw: Vec<Vec<u8>> = (0..batch).map(|_| reader.entry()).collect::<Option<_>>()?;
+        let decoded: Vec<Parsed> = raw
+            .par_iter()
+            .map(|bytes| postcard::from_bytes(bytes).ok())
+            .collect::<Option<_>>()?;
+        content.extend(decoded.into_iter().map(|p| (p.seen.path.clone(), p)));
+    }
+    let computed = reader.hasher.finalize();
+    let mut stored = [0u8; 32];
+    reader.inner.read_exact(&mut stored).ok()?;
+    let mut rest = [0u8; 1];
+    let at_end = matches!(reader.inner.read(&mut rest), Ok(0));
+    (computed.as_bytes() == &stored && at_end).then(|| Cache {
+        scanned: Some(SystemTime::UNIX_EPOCH + Duration::new(head.scanned.0, head.scanned.1)),
+        theme: head.theme,
+        content,
+        written: head.written,
+    })
+}
+
+/// A reader that hashes what it reads.
+struct Checked<R> {
+    inner: R,
+    hasher: blake3::Hasher,
+}
+
+impl<R: Read> Checked<R> {
+    fn new(inner: R) -> Checked<R> {
+        Checked {
+            inner,
+            hasher: blake3::Hasher::new(),
+        }
+    }
+
+    /// The bytes of one length-prefixed entry.
+    fn entry(&mut self) -> Option<Vec<u8>> {
+        let mut len = [0u8; 8];
+        self.read_exact(&mut len).ok()?;
+        let len = u64::from_le_bytes(len);
+        if len > MAX_ENTRY {
+            return None;
+        }
+        let mut buffer = vec![0; usize::try_from(len).ok()?];
+        self.read_exact(&mut buffer).ok()?;
+        Some(buffer)
+    }
+}
+
+impl<R: Read> Read for Checked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Writes the cache into `dir` (made if missing, with a `CACHEDIR.TAG` so backup tools
+/// skip it), aside first, then renamed over the old one.
+pub fn write(dir: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let tag = dir.join("CACHEDIR.TAG");
+    if !tag.exists() {
+        fs::write(
+            &tag,
+            "Signature: 8a477f597d28d172789f06886806bc55\n# The build cache of outages: safe to delete, made again by the next build.\n",
+        )?;
+    }
+    let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
+    let result =
+        write_file(&temporary, key, cache).and_then(|()| fs::rename(&temporary, dir.join(FILE)));
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
+}
+
+fn write_file(path: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {
+    let mut out = BufWriter::new(File::create(path)?);
+    out.write_all(MAGIC)?;
+    out.write_all(&FORMAT.to_le_bytes())?;
+    out.write_all(key)?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(MAGIC);
+    hasher.update(&FORMAT.to_le_bytes());
+    hasher.update(key);
+    let since = cache
+        .scanned
+        .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+        .unwrap_or_default();
+    let head = Head {
+        scanned: (since.as_secs(), since.subsec_nanos()),
+        theme: cache.theme.clone(),
+        written: cache.written.clone(),
+        entries: cache.content.len() as u64,
+    };
+    let mut entry = |bytes: Vec<u8>, hasher: &mut blake3::Hasher| -> io::Result<()> {
+        let len = (bytes.len() as u64).to_le_bytes();
+        hasher.update(&len);
+        hasher.update(&bytes);
+        out.write_all(&len)?;
+        out.write_all(&bytes)
+    };
+    entry(encode(&head)?, &mut hasher)?;
+    // Encoded in parallel, a chunk at a time, written in order.
+    let parsed: Vec<&Parsed> = cache.content.values().collect();
+    for chunk in parsed.chunks(1024) {
+        let encoded: Vec<io::Result<Vec<u8>>> = chunk.par_iter().map(|p| encode(*p)).collect();
+        for bytes in encoded {
+            entry(bytes?, &mut hasher)?;
+        }
+    }
+    out.write_all(hasher.finalize().as_bytes())?;
+    out.into_inner()
+        .map_err(io::IntoInnerError::into_error)?
+        .sync_all()
+}
+
+fn encode<T: Serialize>(value: &T) -> io::Result<Vec<u8>> {
+    postcard::to_allocvec(value).map_err(io::Error::other)
+}
+
+/// Whether a file seen as `stamp` now is, without reading it, the one `seen` describes:
+/// same metadata, and not written in the last moments before that scan (a write in the
+/// same clock tick after the scan would leave the times equal).
+pub fn unchanged(seen: &Seen, stamp: &Stamp, scanned: Option<SystemTime>) -> bool {
+    let Some(scanned) = scanned else {
+        return false;
+    };
+    let modified = SystemTime::UNIX_EPOCH
+        + Duration::new(
+            u64::try_from(stamp.mtime.0).unwrap_or(u64::MAX / 2),
+            u32::try_from(stamp.mtime.1).unwrap_or(0),
+        );
+    seen.stamp == *stamp && modified + RACY < scanned
+}
+
+/// Looks at the files (relative to `root`) against what `before` saw: each is taken as
+/// unchanged from its stamp, or read and hashed, and if its bytes differ, given to `parse`
+/// (the same bytes that were hashed: what is kept always matches its hash).
+pub fn look<T: Send>(
+    root: &Path,
+    paths: &[PathBuf],
+    before: &(dyn Fn(&Path) -> Option<Seen> + Sync),
+    scanned: Option<SystemTime>,
+    parse: impl Fn(&Path, Vec<u8>) -> T + Sync,
+) -> Vec<Looked<T>> {
+    paths
+        .par_iter()
+        .map(|path| {
+            let full = root.join(path);
+            let previous = before(path);
+            // Only a plain file is read: a FIFO would block, a link is not followed.
+            let Some(meta) = fs::symlink_metadata(&full)
+                .ok()
+                .filter(fs::Metadata::is_file)
+            else {
+                return Looked::Unreadable(path.clone());
+            };
+            let stamp = Stamp::of(&meta);
+            if let Some(seen) = previous.as_ref().filter(|s| unchanged(s, &stamp, scanned)) {
+                return Looked::Same(seen.clone());
+            }
+            let Ok(bytes) = fs::read(&full) else {
+                return Looked::Unreadable(path.clone());
+            };
+            let seen = Seen {
+                path: path.clone(),
+                stamp,
+                hash: *blake3::hash(&bytes).as_bytes(),
+            };
+            match previous {
+                Some(old) if old.hash == seen.hash => Looked::Same(seen),
+                _ => Looked::Changed(seen.clone(), parse(path, bytes)),
+            }
+        })
+        .collect()
+}
+
+/// What looking at one file found.
+#[derive(Debug, Clone)]
+pub enum Looked<T> {
+    /// The same bytes as before (with its stamp of now).
+    Same(Seen),
+    /// New, or other bytes, and what they gave.
+    Changed(Seen, T),
+    /// Gone, or cannot be read now: parsed again, which reports why.
+    Unreadable(PathBuf),
+}
+
+impl<T> Looked<T> {
+    /// What is seen of the file now, if it could be read.
+    pub fn seen(&self) -> Option<&Seen> {
+        match self {
+            Looked::Same(seen) | Looked::Changed(seen, _) => Some(seen),
+            Looked::Unreadable(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(mtime: i64) -> Stamp {
+        Stamp {
+            size: 10,
+            inode: 7,
+            mtime: (mtime, 0),
+            ctime: (mtime, 0),
+        }
+    }
+
+    fn seen(mtime: i64) -> Seen {
+        Seen {
+            path: PathBuf::from("content/a/b.md"),
+            stamp: stamp(mtime),
+            hash: [1; 32],
+        }
+    }
+
+    #[test]
+    fn times_are_trusted_only_when_equal_and_older_than_the_scan_by_a_margin() {
+        let scanned = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        assert!(unchanged(&seen(999_000), &stamp(999_000), Some(scanned)));
+        // Written in the moment of the scan: a later write could keep the same times.
+        assert!(!unchanged(&seen(999_999), &stamp(999_999), Some(scanned)));
+        assert!(!unchanged(&seen(999_000), &stamp(999_001), Some(scanned)));
+        let moved = Stamp {
+            inode: 8,
+            ..stamp(999_000)
+        };
+        assert!(!unchanged(&seen(999_000), &moved, Some(scanned)));
+        assert!(!unchanged(&seen(999_000), &stamp(999_000), None));
+    }
+
+    #[test]
+    fn a_cache_reads_back_as_written_and_not_at_all_when_damaged_or_another_s() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = [3; 32];
+        let provider = Loaded::Provider(
+            crate::model::Slug::parse("acme").unwrap(),
+            crate::model::ProviderInfo::default(),
+        );
+        let cache = Cache {
+            scanned: Some(SystemTime::UNIX_EPOCH + Duration::new(1_700_000_000, 5)),
+            theme: vec![seen(1)],
+            content: [(
+                PathBuf::from("content/a/b.md"),
+                Parsed {
+                    seen: seen(2),
+                    loaded: provider,
+                },
+            )]
+            .into(),
+            written: None,
+        };
+        write(dir.path(), &key, &cache).unwrap();
+        let back = read(dir.path(), &key);
+        assert_eq!(back.scanned, cache.scanned);
+        assert_eq!(back.content.len(), 1);
+        assert!(matches!(
+            &back.content[Path::new("content/a/b.md")].loaded,
+            Loaded::Provider(slug, _) if slug.as_str() == "acme"
+        ));
+        assert!(read(dir.path(), &[4; 32]).content.is_empty(), "another key");
+        let file = dir.path().join(FILE);
+        let bytes = fs::read(&file).unwrap();
+        for cut in [0, 10, bytes.len() / 2, bytes.len() - 1] {
+            fs::write(&file, &bytes[..cut]).unwrap();
+            assert!(read(dir.path(), &key).scanned.is_none(), "cut at {cut}");
+        }
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 40;
+        flipped[last] ^= 1;
+        fs::write(&file, &flipped).unwrap();
+        assert!(read(dir.path(), &key).scanned.is_none(), "a byte changed");
+    }
+
+    #[test]
+    fn what_is_read_back_is_checked_as_the_parser_checks_it() {
+        // A slug that is not one, in a cache whose checksum is right (made by hand).
+        let forged =
+            postcard::to_allocvec(&("Not A Slug", crate::model::ProviderInfo::default())).unwrap();
+        let as_loaded: Result<(crate::model::Slug, crate::model::ProviderInfo), _> =
+            postcard::from_bytes(&forged);
+        assert!(as_loaded.is_err());
+        let url = postcard::to_allocvec(&"javascript:alert(1)").unwrap();
+        assert!(postcard::from_bytes::<crate::model::WebUrl>(&url).is_err());
+    }
+}

@@ -1,0 +1,347 @@
+//! What a build takes from the last one, through the build cache ([`crate::cache`]): the
+//! inputs are looked at against what it saw, and the build starts from the last build's
+//! output (rendering only the pages whose declared inputs changed), from its parsed
+//! files (rendering everything), or finds nothing to do at all.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use crate::build::{Error, Summary};
+use crate::cache::{self, Cache, Hash, Looked, Parsed, Seen, Written};
+use crate::config::{BaseUrl, CONFIG_FILE, Config};
+use crate::content::{self, Files, Loaded};
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::output::{self, Output, OutputFile, WriteStats};
+use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
+use crate::site::{Options, Site};
+use crate::sources;
+
+/// A build starting from its own last output renders again only what changed, as long as
+/// at most this many content files changed, or this share of them (1 in …); past it,
+/// rendering everything costs less than working out what to.
+const UPDATE_MIN: usize = 64;
+const UPDATE_SHARE: usize = 8;
+
+/// The inputs, as the cache saw them and as they are now.
+pub struct Scan {
+    dir: PathBuf,
+    key: Hash,
+    before: Cache,
+    scanned: SystemTime,
+    /// Every content file, in path order.
+    content: Vec<Looked<Result<Loaded, Vec<Diagnostic>>>>,
+    /// The templates, static files and `site.yaml`.
+    theme: Vec<Seen>,
+    /// What every page reads besides the content: the options, the output folder, and the
+    /// theme and `site.yaml` as they are now.
+    render_key: Hash,
+    /// The content files that were added, changed or deleted since the cache.
+    changed: Vec<PathBuf>,
+    /// The last build's output is what the cache says it wrote.
+    output_known: bool,
+}
+
+/// Where a build starts.
+pub enum StartFrom {
+    /// Nothing read differs from what made the output: it stays as it is.
+    Nothing(Written),
+    /// The last build's output, with these content files changed.
+    Written(Vec<PathBuf>),
+    /// The parsed files, rendering every page.
+    Scratch,
+}
+
+impl Scan {
+    /// Looks at every input against the cache in `dir`; `None` when the content cannot be
+    /// listed (a full build says why).
+    pub fn new(options: &Options, dir: &Path, out: &Path, output: &Output) -> Option<Scan> {
+        let root = &options.root;
+        let key = cache::key(root);
+        let before = cache::read(dir, &key);
+        let scanned = SystemTime::now();
+        let paths = content::content_files(root).ok()?;
+        let content = cache::look(
+            root,
+            &paths,
+            &|path| before.content.get(path).map(|p| p.seen.clone()),
+            before.scanned,
+            |path, bytes| content::load_bytes(root, path, bytes),
+        );
+        let theme_before: HashMap<&Path, &Seen> =
+            before.theme.iter().map(|s| (s.path.as_path(), s)).collect();
+        let theme_paths = theme_files(root);
+        let theme_looked = cache::look(
+            root,
+            &theme_paths,
+            &|path| theme_before.get(path).map(|s| (*s).clone()),
+            before.scanned,
+            |_, _| (),
+        );
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&key);
+        let options_text = format!(
+            "{:?}\n{}\n{}\n{}\n{}\n",
+            options.base_url,
+            options.drafts,
+            options.hash_assets,
+            options.precompress,
+            out.display()
+        );
+        hasher.update(options_text.as_bytes());
+        let mut theme = Vec::with_capacity(theme_looked.len());
+        for (path, looked) in theme_paths.iter().zip(&theme_looked) {
+            hasher.update(path.as_os_str().as_encoded_bytes());
+            match looked.seen() {
+                Some(seen) => {
+                    hasher.update(b"\0=");
+                    hasher.update(&seen.hash);
+                    theme.push(seen.clone());
+                }
+                // Gone (`site.yaml` is optional), or unreadable: then the theme's load
+                // says why and no cache is written.
+                None => {
+                    hasher.update(b"\0-");
+                }
+            }
+        }
+        let render_key = *hasher.finalize().as_bytes();
+        let listed: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let mut changed: Vec<PathBuf> = content
+            .iter()
+            .filter_map(|looked| match looked {
+                Looked::Same(_) => None,
+                Looked::Changed(seen, _) => Some(seen.path.clone()),
+                Looked::Unreadable(path) => Some(path.clone()),
+            })
+            .chain(
+                before
+                    .content
+                    .keys()
+                    .filter(|path| !listed.contains(path.as_path()))
+                    .cloned(),
+            )
+            .collect();
+        changed.sort();
+        // The output holds what the last build left: its manifest, and every file as it was
+        // (a file edited or deleted by hand, and the build starts from scratch).
+        let output_known = before.written.as_ref().is_some_and(|written| {
+            written.key == render_key
+                && output.manifest_hash() == Some(written.manifest)
+                && output.look_at_written() == written.left
+        });
+        Some(Scan {
+            dir: dir.to_path_buf(),
+            key,
+            before,
+            scanned,
+            content,
+            theme,
+            render_key,
+            changed,
+            output_known,
+        })
+    }
+
+    pub fn start_from(&self) -> StartFrom {
+        match &self.before.written {
+            Some(written) if self.output_known && self.changed.is_empty() => {
+                StartFrom::Nothing(written.clone())
+            }
+            Some(_)
+                if self.output_known
+                    && self.changed.len() <= UPDATE_MIN.max(self.content.len() / UPDATE_SHARE) =>
+            {
+                StartFrom::Written(self.changed.clone())
+            }
+            _ => StartFrom::Scratch,
+        }
+    }
+
+    /// The site as the cache holds it, before the changes: what the last build's output
+    /// shows. `None` if it does not load (then the build starts from scratch).
+    pub fn written_site(&self, options: &Options) -> Option<Site> {
+        let files: Files = self
+            .before
+            .content
+            .iter()
+            .map(|(path, parsed)| (path.clone(), Ok(parsed.loaded.clone())))
+            .collect();
+        Site::load_with(options, || Ok(files)).ok()
+    }
+
+    /// The site of the files as they are now, parsing only those that changed.
+    pub fn fresh_site(&self, options: &Options) -> Result<Site, Error> {
+        let root = &options.root;
+        Site::load_with(options, || {
+            Ok(self
+                .content
+                .iter()
+                .map(|looked| match looked {
+                    Looked::Same(seen) => {
+                        let loaded = match self.before.content.get(&seen.path) {
+                            Some(parsed) => Ok(parsed.loaded.clone()),
+                            None => content::load_file(root, &seen.path),
+                        };
+                        (seen.path.clone(), loaded)
+                    }
+                    Looked::Changed(seen, loaded) => (seen.path.clone(), loaded.clone()),
+                    Looked::Unreadable(path) => (path.clone(), content::load_file(root, path)),
+                })
+                .collect())
+        })
+        .map_err(Error::Invalid)
+    }
+
+    /// The summary of a build that found nothing to do, the output left as it is. The
+    /// cache is written again only if what it saw of the files changed (new times).
+    pub fn nothing_to_do(
+        &self,
+        options: &Options,
+        written: &Written,
+        output: Output,
+        start: Instant,
+    ) -> Summary {
+        let config = Config::load(&options.root).unwrap_or_default();
+        let base_url = options.base_url.clone().unwrap_or(config.base_url);
+        let warnings = Diagnostics::sorted(
+            self.before
+                .content
+                .values()
+                .filter_map(|parsed| match &parsed.loaded {
+                    Loaded::Incident(incident) if options.drafts || !incident.draft => {
+                        Some(incident.warnings.iter().cloned())
+                    }
+                    _ => None,
+                })
+                .flatten()
+                .collect(),
+        );
+        let seen_again = self
+            .content
+            .iter()
+            .zip(self.before.content.values())
+            .any(|(looked, parsed)| looked.seen().map(|s| s.stamp) != Some(parsed.seen.stamp))
+            || self
+                .theme
+                .iter()
+                .map(|s| s.stamp)
+                .ne(self.before.theme.iter().map(|s| s.stamp));
+        let cache_error = match seen_again {
+            true => {
+                let content = self
+                    .content
+                    .iter()
+                    .filter_map(|looked| {
+                        let seen = looked.seen()?;
+                        let parsed = self.before.content.get(&seen.path)?;
+                        Some((
+                            seen.path.clone(),
+                            Parsed {
+                                seen: seen.clone(),
+                                loaded: parsed.loaded.clone(),
+                            },
+                        ))
+                    })
+                    .collect();
+                self.write(content, Some(written.clone())).err()
+            }
+            false => None,
+        };
+        Summary {
+            incidents: written.incidents,
+            providers: written.providers,
+            files: written.files,
+            pages: written.pages,
+            written: WriteStats {
+                written: 0,
+                unchanged: written.files,
+                removed: 0,
+            },
+            leftovers: output.release(),
+            local_base_url: base_url == BaseUrl::default(),
+            warnings,
+            cache_error,
+            elapsed: start.elapsed(),
+        }
+    }
+
+    /// Keeps what this build parsed and wrote, for the next one.
+    pub fn save(&self, site: &Site, out: &Path, files: &[OutputFile]) -> Result<(), String> {
+        let seen: HashMap<&Path, &Seen> = self
+            .content
+            .iter()
+            .filter_map(Looked::seen)
+            .map(|seen| (seen.path.as_path(), seen))
+            .collect();
+        let content = site
+            .files()
+            .iter()
+            .filter_map(|(path, loaded)| {
+                let seen = seen.get(path.as_path())?;
+                Some((
+                    path.clone(),
+                    Parsed {
+                        seen: (*seen).clone(),
+                        loaded: loaded.as_ref().ok()?.clone(),
+                    },
+                ))
+            })
+            .collect();
+        let written = Written {
+            key: self.render_key,
+            manifest: output::manifest_hash(files),
+            left: output::look_at(
+                out,
+                &files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            ),
+            incidents: site.archive.incidents.len(),
+            providers: site.archive.providers.len(),
+            pages: html_pages(site),
+            files: files.len(),
+        };
+        self.write(content, Some(written))
+    }
+
+    fn write(
+        &self,
+        content: BTreeMap<PathBuf, Parsed>,
+        written: Option<Written>,
+    ) -> Result<(), String> {
+        let cache = Cache {
+            scanned: Some(self.scanned),
+            theme: self.theme.clone(),
+            content,
+            written,
+        };
+        cache::write(&self.dir, &self.key, &cache).map_err(|e| {
+            format!(
+                "could not write the build cache in {} ({e}): the site is complete, the next build starts from scratch",
+                self.dir.display()
+            )
+        })
+    }
+}
+
+/// Every file of the theme (`templates/`, `static/`) and `site.yaml`, relative to `root`.
+fn theme_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = vec![PathBuf::from(CONFIG_FILE)];
+    for dir in [TEMPLATES_DIR, STATIC_DIR] {
+        for entry in sources::walk(&root.join(dir)).flatten() {
+            if !entry.file_type().is_dir()
+                && let Ok(relative) = entry.path().strip_prefix(root)
+            {
+                files.push(relative.to_path_buf());
+            }
+        }
+    }
+    files
+}
+
+/// How many HTML pages a site has, for its summary.
+pub fn html_pages(site: &Site) -> usize {
+    site.pages
+        .iter()
+        .filter(|p| p.path.ends_with(".html"))
+        .count()
+}

@@ -1,0 +1,265 @@
+//! The build cache (`.outages-cache/`): a build after it redoes only what changed, always
+//! gives the bytes a build from scratch gives, repairs an output edited by hand, and never
+//! trusts a cache that is damaged, truncated or another's. (The randomized oracle over
+//! cached builds is in `incremental.rs`.)
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::{Site, incident, stderr, tree};
+
+/// A site of `count` incidents over two providers.
+fn archive(count: usize) -> Site {
+    let site = Site::new(&[]);
+    for i in 0..count {
+        let provider = ["acme", "globex"][i % 2];
+        let day = 1 + i % 28;
+        site.write(
+            &format!("content/{provider}/i{i}.md"),
+            &incident(
+                &format!("Outage {i}"),
+                &format!("2024-02-{day:02}T{:02}:00:00Z", i % 24),
+            ),
+        );
+    }
+    site
+}
+
+/// What a build from scratch of `site` gives, built into a fresh folder.
+fn from_scratch(site: &Site) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("public");
+    let output = site.run(&["build", "--no-cache", "--output", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    tree(&out)
+}
+
+/// The number before `word` in a summary line (`3 written`).
+fn count(summary: &str, word: &str) -> usize {
+    let words: Vec<&str> = summary.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| w.trim_end_matches(',') == word)
+        .unwrap_or_else(|| panic!("no {word} in {summary}"));
+    words[at - 1].parse().unwrap()
+}
+
+/// Sets a file's modification time into the past, as if it had been written long ago (a
+/// file written just before a build is always read again, as its time cannot tell).
+fn age(path: &Path) {
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
+}
+
+#[test]
+fn a_build_after_a_build_writes_nothing_and_one_after_an_edit_only_what_shows_it() {
+    let site = archive(40);
+    let first = site.build(&[]);
+    assert_eq!(count(&first, "unchanged"), 0, "{first}");
+    let cache = site.path(".outages-cache");
+    assert!(cache.join("build").is_file());
+    assert!(
+        std::fs::read_to_string(cache.join("CACHEDIR.TAG"))
+            .unwrap()
+            .starts_with("Signature: 8a477f597d28d172789f06886806bc55"),
+        "tagged as a cache, so backups skip it"
+    );
+    let before = crate::common::mtimes(&site.path("public"));
+    let again = site.build(&[]);
+    assert_eq!(count(&again, "written"), 0, "{again}");
+    assert_eq!(crate::common::mtimes(&site.path("public")), before);
+    // New text in one update: its page, its API file and the feeds that carry it.
+    let file = site.path("content/acme/i4.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}More news.\n")).unwrap();
+    let edited = site.build(&[]);
+    // (Its search index's files among them, renamed by their content.)
+    let written = count(&edited, "written");
+    assert!((1..=20).contains(&written), "{edited}");
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+}
+
+#[test]
+fn files_seen_long_ago_are_taken_from_the_cache_by_their_times_and_an_edit_is_still_seen() {
+    let site = archive(6);
+    let file = site.path("content/acme/i0.md");
+    for entry in walkdir::WalkDir::new(site.path("content")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            age(entry.path());
+        }
+    }
+    site.build(&[]);
+    assert_eq!(count(&site.build(&[]), "written"), 0);
+    // Same size, new words: the time changed, so it is read again.
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("Outage 0", "Outage X")).unwrap();
+    age(&file);
+    assert!(count(&site.build(&[]), "written") > 0);
+    assert!(site.read("index.html").contains("Outage X"));
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+}
+
+#[test]
+fn a_damaged_truncated_or_foreign_cache_is_ignored_and_replaced() {
+    let site = archive(12);
+    site.build(&[]);
+    let cache = site.path(".outages-cache/build");
+    let good = std::fs::read(&cache).unwrap();
+    let other = archive(3);
+    other.build(&[]);
+    let foreign = std::fs::read(other.path(".outages-cache/build")).unwrap();
+    let mut flipped = good.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x55;
+    let damaged: [(&str, Vec<u8>); 5] = [
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("one byte changed", flipped),
+        ("longer", [good.as_slice(), b"x"].concat()),
+        (
+            "garbage",
+            b"outages build cache\n\x01\x00\x00\x00garbage".to_vec(),
+        ),
+        ("foreign", foreign),
+    ];
+    for (what, bytes) in damaged {
+        // A change the damaged cache could hide, were it trusted.
+        site.write(
+            "content/acme/i0.md",
+            &incident(&format!("Outage 0 ({what})"), "2024-02-01T00:00:00Z"),
+        );
+        std::fs::write(&cache, bytes).unwrap();
+        site.build(&[]);
+        assert_eq!(tree(&site.path("public")), from_scratch(&site), "{what}");
+        assert!(site.read("index.html").contains(what), "{what}");
+        let again = site.build(&[]);
+        assert_eq!(
+            count(&again, "written"),
+            0,
+            "{what}: the cache was written anew"
+        );
+    }
+}
+
+#[test]
+fn a_file_of_the_output_edited_or_deleted_by_hand_is_written_again() {
+    let site = archive(8);
+    site.build(&[]);
+    let clean = from_scratch(&site);
+    std::fs::write(site.path("public/index.html"), "edited").unwrap();
+    std::fs::remove_file(site.path("public/acme/feed.xml")).unwrap();
+    site.build(&[]);
+    assert_eq!(tree(&site.path("public")), clean);
+}
+
+#[test]
+fn no_cache_reads_and_writes_none_and_cache_dir_puts_it_elsewhere() {
+    let site = archive(4);
+    site.build(&["--no-cache"]);
+    assert!(!site.path(".outages-cache").exists());
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("cache");
+    site.build(&["--cache-dir", elsewhere.to_str().unwrap()]);
+    assert!(elsewhere.join("build").is_file());
+    assert!(!site.path(".outages-cache").exists());
+    let both = site.run(&["build", "--no-cache", "--cache-dir", "x"]);
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+}
+
+#[test]
+fn a_template_site_yaml_or_option_change_renders_every_page_it_touches() {
+    let site = archive(6);
+    site.build(&[]);
+    site.write("site.yaml", "title: Renamed archive\n");
+    site.build(&[]);
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    site.write(
+        "templates/partials/impact.html",
+        "<span class=\"mine\">{{ item.impact.label }}</span>",
+    );
+    site.build(&[]);
+    assert!(site.read("acme/index.html").contains("class=\"mine\""));
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    let output = site.run(&["build", "--base-url", "https://example.com/archive/"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        site.read("feed.xml")
+            .contains("https://example.com/archive/")
+    );
+}
+
+#[test]
+fn an_unwritable_cache_is_a_warning_and_the_site_is_complete() {
+    let site = archive(4);
+    // A file where the cache folder goes: it cannot be made.
+    site.write(".outages-cache", "mine");
+    let output = site.run(&["build"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("could not write the build cache"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    assert_eq!(
+        std::fs::read_to_string(site.path(".outages-cache")).unwrap(),
+        "mine"
+    );
+}
+
+/// Builds killed at random instants while one incident changes back and forth: each next
+/// build (with whatever cache and output the kill left) gives what a build from scratch
+/// gives, and at no instant is a file of the output partly written.
+#[test]
+fn a_cached_build_killed_at_any_instant_leaves_a_cache_and_output_the_next_build_trusts_rightly() {
+    let site = archive(150);
+    let versions = ["first words", "second words, longer than the first"];
+    let write = |v: usize| {
+        site.write(
+            "content/acme/i10.md",
+            &incident(
+                &format!("Outage ten, {}", versions[v]),
+                "2024-02-11T10:00:00Z",
+            ),
+        )
+    };
+    write(0);
+    site.build(&[]);
+    let start = Instant::now();
+    write(1);
+    site.build(&[]);
+    let run = start.elapsed();
+    for i in 0..12u32 {
+        write((i as usize) % 2);
+        let mut child = site_command(&site)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(run.mul_f64(f64::from(i) / 12.0));
+        let _ = child.kill();
+        child.wait().unwrap();
+        site.build(&[]);
+        assert_eq!(
+            tree(&site.path("public")),
+            from_scratch(&site),
+            "after a kill at {i}/12 of a build"
+        );
+    }
+}
+
+fn site_command(site: &Site) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_outages"));
+    command
+        .arg("build")
+        .arg("--root")
+        .arg(site.root())
+        .env_remove("CI");
+    command
+}
