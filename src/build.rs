@@ -1,7 +1,7 @@
 //! The pipeline, start to end: files → model → archive → pages → bytes → disk.
 //! `build` and `check` share every step but the last.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,7 @@ use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::routes;
 use crate::search;
-use crate::site::{Options, Site, render_pages};
+use crate::site::{Options, Site, Update, render_pages};
 
 /// What a build did, for the summary line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,16 +129,11 @@ fn run(
     };
     // A file of the site, compared and staged (with its compressed siblings) as soon as
     // it is made, in parallel, so none is held in memory.
-    let emit = |pages: &[Page], path: &str, bytes: &[u8]| {
+    let emit = |is_page: &(dyn Fn(&str) -> bool + Sync), path: &str, bytes: &[u8]| {
         let staged = stage(path, bytes);
         let mut files = vec![(path.to_string(), staged)];
         // A site's own `X.gz` or `X.br` (a static file) is kept, and `X` not compressed.
-        let own_sibling = |suffix: &str| {
-            let sibling = format!("{path}{suffix}");
-            pages
-                .binary_search_by(|p| p.path.as_str().cmp(&sibling))
-                .is_ok()
-        };
+        let own_sibling = |suffix: &str| is_page(&format!("{path}{suffix}"));
         if options.precompress
             && output::compressible(path, bytes.len())
             && !own_sibling(".gz")
@@ -162,40 +157,39 @@ fn run(
         }
         files
     };
-    let mut listed: BTreeMap<String, Option<Result<PathBuf, output::Error>>> = BTreeMap::new();
-    let index = match changed {
+    let (mut listed, index) = match changed {
         // The last build's output, with what changed rendered again.
         Some(changed) => {
-            for path in output
-                .as_ref()
-                .map(Output::manifest_paths)
-                .unwrap_or_default()
-            {
-                listed.insert(path, None);
-            }
+            // The site's own `X.gz` and `X.br`, as the last build had them (a change to a
+            // static file renders everything).
+            let own: HashSet<String> = site
+                .pages
+                .iter()
+                .filter(|p| p.path.ends_with(".gz") || p.path.ends_with(".br"))
+                .map(|p| p.path.clone())
+                .collect();
             let paths: Vec<PathBuf> = changed.iter().map(|p| options.root.join(p)).collect();
             let update = site
-                .update_with(&paths, |page, bytes| emit(&[], &page.path, &bytes))
+                .update_with(&paths, |page, bytes| {
+                    emit(&|path| own.contains(path), &page.path, &bytes)
+                })
                 .map_err(Error::Invalid)?;
-            for path in &update.removed {
-                for suffix in ["", ".gz", ".br"] {
-                    listed.remove(&format!("{path}{suffix}"));
-                }
-            }
-            for files in update.rendered {
-                if let Some((path, _)) = files.first() {
-                    for suffix in [".gz", ".br"] {
-                        listed.remove(&format!("{path}{suffix}"));
-                    }
-                }
-                listed.extend(files);
-            }
+            let written = output.as_ref().map(Output::manifest_paths);
+            let listed = updated(written.unwrap_or_default(), update);
             let index = output.as_ref().filter(|_| site.config.search);
-            index.map(|output| search_index(&site, output)).transpose()
+            (
+                listed,
+                index.map(|output| search_index(&site, output)).transpose(),
+            )
         }
         None => {
             progress.set_length(site.pages.len() as u64);
             let pages: Vec<&Page> = site.pages.iter().collect();
+            let is_page = |path: &str| {
+                site.pages
+                    .binary_search_by(|p| p.path.as_str().cmp(path))
+                    .is_ok()
+            };
             // The search index is built beside the pages (its records are added one at a
             // time, so it keeps one core busy while the pages take the rest). `check` has
             // nothing to index.
@@ -203,7 +197,7 @@ fn run(
                 || {
                     render_pages(&site.renderer(), &pages, |page, bytes| {
                         progress.inc(1);
-                        emit(&site.pages, &page.path, &bytes)
+                        emit(&is_page, &page.path, &bytes)
                     })
                 },
                 || {
@@ -211,18 +205,23 @@ fn run(
                     Some(search_index(&site, output))
                 },
             );
-            listed.extend(rendered.map_err(Error::Invalid)?.into_iter().flatten());
-            index.transpose()
+            let listed: Listed = rendered
+                .map_err(Error::Invalid)?
+                .into_iter()
+                .flatten()
+                .collect();
+            (listed, index.transpose())
         }
     };
     let index = index.map_err(Error::Search)?.unwrap_or_default();
     // The index replaces the last one whole (with search on, no page may be under it).
     if !index.is_empty() {
-        listed.retain(|path, _| !path.starts_with(routes::SEARCH_INDEX_DIR));
+        listed.retain(|(path, _)| !path.starts_with(routes::SEARCH_INDEX_DIR));
     }
+    let no_pages = |_: &str| false;
     let indexed: Vec<_> = index
         .par_iter()
-        .flat_map_iter(|(path, bytes)| emit(&site.pages, path, bytes))
+        .flat_map_iter(|(path, bytes)| emit(&no_pages, path, bytes))
         .collect();
     listed.extend(indexed);
     let mut files = Vec::with_capacity(listed.len());
@@ -258,6 +257,31 @@ fn run(
     // that the user waits on (a command-line run exits before it ends).
     std::thread::spawn(move || drop((site, files)));
     Ok(summary)
+}
+
+/// Files of the site, each with where its new bytes wait (`None`: unchanged on disk).
+type Listed = Vec<(String, Option<Result<PathBuf, output::Error>>)>;
+
+/// The files of the last build (`written`, from its manifest), with what an update
+/// rendered again in place of theirs and what it removed gone (compressed siblings
+/// included).
+fn updated(written: Vec<String>, update: Update<Listed>) -> Listed {
+    let mut listed: BTreeMap<String, Option<Result<PathBuf, output::Error>>> =
+        written.into_iter().map(|path| (path, None)).collect();
+    for path in &update.removed {
+        for suffix in ["", ".gz", ".br"] {
+            listed.remove(&format!("{path}{suffix}"));
+        }
+    }
+    for files in update.rendered {
+        if let Some((path, _)) = files.first() {
+            for suffix in [".gz", ".br"] {
+                listed.remove(&format!("{path}{suffix}"));
+            }
+        }
+        listed.extend(files);
+    }
+    listed.into_iter().collect()
 }
 
 /// The search index of the site, with its state file: the last build's files, read back,

@@ -1195,15 +1195,24 @@ mod tests {
         );
     }
 
+    /// Pages `p<i>/index.html` for `i` below `n`, with new bytes where `bytes` gives some.
+    fn pages(
+        output: &Output,
+        n: usize,
+        bytes: impl Fn(usize) -> Option<&'static [u8]>,
+    ) -> Vec<OutputFile> {
+        (0..n)
+            .map(|i| OutputFile {
+                path: format!("p{i}/index.html"),
+                staged: bytes(i).map(|b| output.stage(b).unwrap()),
+            })
+            .collect()
+    }
+
     /// A site of `n` files of ours, written by a commit; what the folder's inode is.
     fn site_of(out: &Path, n: usize) -> u64 {
         let output = open(out);
-        let files: Vec<OutputFile> = (0..n)
-            .map(|i| OutputFile {
-                path: format!("p{i}/index.html"),
-                staged: Some(output.stage(b"first").unwrap()),
-            })
-            .collect();
+        let files = pages(&output, n, |_| Some(b"first"));
         output.commit(&files).unwrap();
         fs::metadata(out).unwrap().ino()
     }
@@ -1214,12 +1223,7 @@ mod tests {
         let out = dir.path().join("public");
         let folder = site_of(&out, 200);
         let output = open(&out);
-        let files: Vec<OutputFile> = (0..199)
-            .map(|i| OutputFile {
-                path: format!("p{i}/index.html"),
-                staged: (i < 3).then(|| output.stage(b"second").unwrap()),
-            })
-            .collect();
+        let files = pages(&output, 199, |i| (i < 3).then_some(b"second"));
         let (stats, _) = output.commit(&files).unwrap();
         assert_eq!((stats.written, stats.removed), (3, 1));
         assert_eq!(fs::metadata(&out).unwrap().ino(), folder, "in place");
@@ -1231,12 +1235,7 @@ mod tests {
             manifest_text(files.iter().map(|f| f.path.as_str()))
         );
         let output = open(&out);
-        let files: Vec<OutputFile> = (0..199)
-            .map(|i| OutputFile {
-                path: format!("p{i}/index.html"),
-                staged: Some(output.stage(b"third").unwrap()),
-            })
-            .collect();
+        let files = pages(&output, 199, |_| Some(b"third"));
         output.commit(&files).unwrap();
         assert_ne!(fs::metadata(&out).unwrap().ino(), folder, "swapped whole");
         assert_eq!(fs::read(out.join("p3/index.html")).unwrap(), b"third");
@@ -1256,12 +1255,7 @@ mod tests {
             !output.is_unchanged("p5/index.html", b"first"),
             "not read through it"
         );
-        let files: Vec<OutputFile> = (0..100)
-            .map(|i| OutputFile {
-                path: format!("p{i}/index.html"),
-                staged: (i == 5).then(|| output.stage(b"second").unwrap()),
-            })
-            .collect();
+        let files = pages(&output, 100, |i| (i == 5).then_some(b"second"));
         output.commit(&files).unwrap();
         assert_eq!(fs::read(elsewhere.join("index.html")).unwrap(), b"first");
         assert!(fs::symlink_metadata(out.join("p5")).unwrap().is_dir());

@@ -291,10 +291,7 @@ impl Scan {
         let written = Written {
             key: self.render_key,
             manifest: output::manifest_hash(files),
-            left: output::look_at(
-                out,
-                &files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
-            ),
+            left: output::look_at(out, &sorted_paths(files)),
             incidents: site.archive.incidents.len(),
             providers: site.archive.providers.len(),
             pages: html_pages(site),
@@ -344,4 +341,11 @@ pub fn html_pages(site: &Site) -> usize {
         .iter()
         .filter(|p| p.path.ends_with(".html"))
         .count()
+}
+
+/// The paths of `files` in the manifest's order.
+fn sorted_paths(files: &[OutputFile]) -> Vec<&str> {
+    let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    paths.sort_unstable();
+    paths
 }

@@ -297,6 +297,21 @@ mod oracle {
     }
 
     impl World {
+        /// A site of one incident, where every case starts.
+        fn start() -> World {
+            let fixture = Site::new(&[(
+                "content/acme/i0.md",
+                &incident("Start", "2024-03-01T10:00:00Z"),
+            )]);
+            let mut files = vec![None; INCIDENTS];
+            files[0] = Some("content/acme/i0.md".to_string());
+            World {
+                fixture,
+                files,
+                renames: 0,
+            }
+        }
+
         fn path(&self, relative: &str) -> PathBuf {
             self.fixture.root().join(relative)
         }
@@ -453,16 +468,7 @@ mod oracle {
     }
 
     fn run_case(edits: &[Edit], hash_assets: bool) -> Result<(), TestCaseError> {
-        let fixture = Site::new(&[(
-            "content/acme/i0.md",
-            &incident("Start", "2024-03-01T10:00:00Z"),
-        )]);
-        let mut world = World {
-            fixture,
-            files: vec![None; INCIDENTS],
-            renames: 0,
-        };
-        world.files[0] = Some("content/acme/i0.md".to_string());
+        let mut world = World::start();
         let options = Options {
             hash_assets,
             ..Options::new(world.fixture.root())
@@ -519,16 +525,7 @@ mod oracle {
     /// byte (the manifest included). Edits come faster than file times can tell them apart,
     /// so this holds the cache to its hashes; `cache::tests` hold it to its file times.
     fn run_cached_case(edits: &[Edit]) -> Result<(), TestCaseError> {
-        let fixture = Site::new(&[(
-            "content/acme/i0.md",
-            &incident("Start", "2024-03-01T10:00:00Z"),
-        )]);
-        let mut world = World {
-            fixture,
-            files: vec![None; INCIDENTS],
-            renames: 0,
-        };
-        world.files[0] = Some("content/acme/i0.md".to_string());
+        let mut world = World::start();
         let outputs = tempfile::tempdir().unwrap();
         let cached = Options {
             output: Some(outputs.path().join("cached")),
