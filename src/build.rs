@@ -76,6 +76,14 @@ impl From<output::Error> for Error {
 pub fn build(options: &Options, progress: &ProgressBar) -> Result<Summary, Error> {
     let out_dir = options.output_dir();
     check_output_dir(&options.root, &out_dir)?;
+    if let Some(cache) = &options.cache_dir
+        && resolved(cache).starts_with(resolved(&out_dir))
+    {
+        return Err(Error::Usage(format!(
+            "refusing to keep the build cache in {}: it is inside the output folder, which is published",
+            cache.display()
+        )));
+    }
     run(options, Some(&out_dir), progress)
 }
 
@@ -175,7 +183,7 @@ fn run(
                 })
                 .map_err(Error::Invalid)?;
             let written = output.as_ref().map(Output::manifest_paths);
-            let listed = updated(written.unwrap_or_default(), update);
+            let listed = updated(written.unwrap_or_default(), update, &own);
             let index = output.as_ref().filter(|_| site.config.search);
             (
                 listed,
@@ -263,21 +271,26 @@ fn run(
 type Listed = Vec<(String, Option<Result<PathBuf, output::Error>>)>;
 
 /// The files of the last build (`written`, from its manifest), with what an update
-/// rendered again in place of theirs and what it removed gone (compressed siblings
-/// included).
-fn updated(written: Vec<String>, update: Update<Listed>) -> Listed {
+/// rendered again in place of theirs and what it removed gone, with their compressed
+/// siblings (but not the site's `own` files of those names).
+fn updated(written: Vec<String>, update: Update<Listed>, own: &HashSet<String>) -> Listed {
     let mut listed: BTreeMap<String, Option<Result<PathBuf, output::Error>>> =
         written.into_iter().map(|path| (path, None)).collect();
-    for path in &update.removed {
-        for suffix in ["", ".gz", ".br"] {
-            listed.remove(&format!("{path}{suffix}"));
+    let drop_siblings = |listed: &mut BTreeMap<_, _>, path: &str| {
+        for suffix in [".gz", ".br"] {
+            let sibling = format!("{path}{suffix}");
+            if !own.contains(&sibling) {
+                listed.remove(&sibling);
+            }
         }
+    };
+    for path in &update.removed {
+        listed.remove(path);
+        drop_siblings(&mut listed, path);
     }
     for files in update.rendered {
         if let Some((path, _)) = files.first() {
-            for suffix in [".gz", ".br"] {
-                listed.remove(&format!("{path}{suffix}"));
-            }
+            drop_siblings(&mut listed, path);
         }
         listed.extend(files);
     }

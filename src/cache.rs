@@ -186,8 +186,20 @@ fn read_file(path: &Path, key: &Hash) -> Option<Cache> {
     reader.inner.read_exact(&mut stored).ok()?;
     let mut rest = [0u8; 1];
     let at_end = matches!(reader.inner.read(&mut rest), Ok(0));
-    (computed.as_bytes() == &stored && at_end).then(|| Cache {
-        scanned: Some(SystemTime::UNIX_EPOCH + Duration::new(head.scanned.0, head.scanned.1)),
+    // Every path a relative path under `content/`, as the listing gives them: a cache made
+    // by hand names nothing else.
+    let paths_ok = content.iter().all(|(path, parsed)| {
+        *path == parsed.seen.path
+            && path.starts_with(crate::content::CONTENT_DIR)
+            && path
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+    });
+    let scanned = (head.scanned.1 < 1_000_000_000)
+        .then(|| SystemTime::UNIX_EPOCH.checked_add(Duration::new(head.scanned.0, head.scanned.1)))
+        .flatten()?;
+    (computed.as_bytes() == &stored && at_end && paths_ok).then_some(Cache {
+        scanned: Some(scanned),
         theme: head.theme,
         content,
         written: head.written,
@@ -298,15 +310,18 @@ fn encode<T: Serialize>(value: &T) -> io::Result<Vec<u8>> {
 /// same metadata, and not written in the last moments before that scan (a write in the
 /// same clock tick after the scan would leave the times equal).
 pub fn unchanged(seen: &Seen, stamp: &Stamp, scanned: Option<SystemTime>) -> bool {
-    let Some(scanned) = scanned else {
-        return false;
-    };
-    let modified = SystemTime::UNIX_EPOCH
-        + Duration::new(
-            u64::try_from(stamp.mtime.0).unwrap_or(u64::MAX / 2),
-            u32::try_from(stamp.mtime.1).unwrap_or(0),
-        );
-    seen.stamp == *stamp && modified + RACY < scanned
+    // In whole seconds, checked: a file may be dated before 1970 or far in the future.
+    let scanned = scanned
+        .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+        .and_then(|since| i64::try_from(since.as_secs()).ok());
+    let old_enough = scanned.is_some_and(|scanned| {
+        stamp
+            .mtime
+            .0
+            .checked_add(RACY.as_secs() as i64 + 1)
+            .is_some_and(|limit| limit <= scanned)
+    });
+    seen.stamp == *stamp && old_enough
 }
 
 /// Looks at the files (relative to `root`) against what `before` saw: each is taken as
@@ -406,6 +421,9 @@ mod tests {
         };
         assert!(!unchanged(&seen(999_000), &moved, Some(scanned)));
         assert!(!unchanged(&seen(999_000), &stamp(999_000), None));
+        // Dated before 1970, or at the end of time: no overflow, and no trust for the latter.
+        assert!(unchanged(&seen(-5), &stamp(-5), Some(scanned)));
+        assert!(!unchanged(&seen(i64::MAX), &stamp(i64::MAX), Some(scanned)));
     }
 
     #[test]

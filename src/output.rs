@@ -152,16 +152,53 @@ impl PathSet {
     }
 }
 
-/// How each of these files of the output folder `out` is now (`None`: not a plain file).
+/// How each of these files of the output folder `out` is now: `None` when it is not a
+/// plain file reached through no link (or where the kernel cannot tell: then nothing of
+/// the output is taken as known).
 pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crate::cache::Left>> {
+    let dir = open_dir(out).ok();
     paths
         .par_iter()
         .map(|path| {
             let relative = site_relative(path.as_ref())?;
-            let meta = fs::symlink_metadata(out.join(relative)).ok()?;
+            let fd = beneath(dir.as_ref()?, relative, rustix::fs::OFlags::PATH).ok()?;
+            let meta = File::from(fd).metadata().ok()?;
             meta.is_file().then(|| crate::cache::Left::of(&meta))
         })
         .collect()
+}
+
+/// The folder `path` itself (not a link to one), to open files beneath it.
+fn open_dir(path: &Path) -> io::Result<rustix::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    Ok(rustix::fs::open(path, flags, Mode::empty())?)
+}
+
+/// Opens `relative` beneath the folder `dir` with `flags`, refusing a link anywhere on the
+/// way: the kernel checks the whole path in one call (Linux's openat2). `Unsupported`
+/// elsewhere, or where a sandbox refuses the call.
+fn beneath(
+    dir: &rustix::fd::OwnedFd,
+    relative: &Path,
+    flags: rustix::fs::OFlags,
+) -> io::Result<rustix::fd::OwnedFd> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        use rustix::io::Errno;
+        let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH;
+        let flags = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        match rustix::fs::openat2(dir, relative, flags, Mode::empty(), resolve) {
+            Err(Errno::NOSYS | Errno::PERM) => Err(io::ErrorKind::Unsupported.into()),
+            other => Ok(other?),
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (dir, relative, flags);
+        Err(io::ErrorKind::Unsupported.into())
+    }
 }
 
 /// The hash of the manifest that a commit of `files` writes.
@@ -257,13 +294,7 @@ impl Old {
             }
             _ => None,
         };
-        use rustix::fs::{Mode, OFlags};
-        let dir = rustix::fs::open(
-            out,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .ok();
+        let dir = open_dir(out).ok();
         Ok(Old {
             out: out.to_path_buf(),
             dir,
@@ -281,20 +312,15 @@ impl Old {
     /// Where the kernel can (Linux's openat2), it checks the whole path in the one call;
     /// elsewhere the folder is listed once and asked.
     fn open_file(&self, relative: &Path) -> Option<File> {
-        #[cfg(any(target_os = "linux", target_os = "android"))]
         if let Some(dir) = &self.dir {
-            use rustix::fs::{Mode, OFlags, ResolveFlags};
-            use rustix::io::Errno;
+            use rustix::fs::OFlags;
             // Non-blocking, so a FIFO put there opens without waiting (and is refused).
-            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-            let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH;
-            match rustix::fs::openat2(dir, relative, flags, Mode::empty(), resolve) {
+            match beneath(dir, relative, OFlags::RDONLY | OFlags::NONBLOCK) {
                 Ok(fd) => {
                     let file = File::from(fd);
                     return file.metadata().is_ok_and(|m| m.is_file()).then_some(file);
                 }
-                // An older kernel, or a sandbox that refuses the call.
-                Err(Errno::NOSYS | Errno::PERM) => {}
+                Err(e) if e.kind() == io::ErrorKind::Unsupported => {}
                 Err(_) => return None,
             }
         }
@@ -470,6 +496,8 @@ fn clear_leftovers(out: &Path, parent: &Path, prefix: &str) -> Result<Vec<Leftov
         for dir in &found {
             if let Ok(journal) = fs::read_to_string(dir.join(JOURNAL)) {
                 replay(out, dir, &journal)?;
+                // Carried out once: should the folder outlive this build, never again.
+                let _ = fs::remove_file(dir.join(JOURNAL));
             }
         }
     }
@@ -757,27 +785,10 @@ impl Output {
         if changes > IN_PLACE_MIN.max(files.len() / IN_PLACE_SHARE) {
             return Ok(None);
         }
-        let dev = match fs::symlink_metadata(&self.out) {
-            Ok(meta) if meta.is_dir() => meta.dev(),
-            _ => return Ok(None),
+        let Some(folder) = folder_id(&self.out) else {
+            return Ok(None);
         };
-        // Every folder on the way a real folder of this filesystem (or missing, to be made),
-        // every target a plain file or nothing.
-        let expected = |relative: &Path| {
-            let mut missing = false;
-            let ancestors: Vec<&Path> = relative.ancestors().skip(1).collect();
-            for dir in ancestors.iter().rev().filter(|d| !d.as_os_str().is_empty()) {
-                match fs::symlink_metadata(self.out.join(dir)) {
-                    Ok(meta) if meta.is_dir() && !missing && meta.dev() == dev => {}
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => missing = true,
-                    _ => return false,
-                }
-            }
-            match fs::symlink_metadata(self.out.join(relative)) {
-                Ok(meta) => meta.is_file() && !missing,
-                Err(e) => e.kind() == io::ErrorKind::NotFound,
-            }
-        };
+        let expected = |relative: &Path| plain_way(&self.out, relative, folder.0);
         if !staged
             .iter()
             .map(|(path, _)| *path)
@@ -789,7 +800,9 @@ impl Output {
         let staging = self.staging.path();
         let manifest_path = staging.join("manifest");
         fs::write(&manifest_path, manifest).map_err(io_at("write", &manifest_path))?;
-        let mut journal = String::new();
+        // The folder it is for: a journal is never carried out in another (one restored
+        // from a backup in its place).
+        let mut journal = format!("o\t{}\t{}\n", folder.0, folder.1);
         for (path, from) in &staged {
             let name = from.file_name().unwrap_or_default().to_string_lossy();
             journal.push_str(&format!("w\t{name}\t{}\n", path.display()));
@@ -829,35 +842,68 @@ const IN_PLACE_SHARE: usize = 16;
 /// In a staging folder: the changes a build is putting in place, one a line.
 const JOURNAL: &str = "journal";
 
+/// The device and inode of a folder (not a link to one).
+fn folder_id(path: &Path) -> Option<(u64, u64)> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    meta.is_dir().then(|| (meta.dev(), meta.ino()))
+}
+
+/// Whether every folder on the way to `relative` in `out` is a real folder on the device
+/// `dev` (or missing, to be made, and everything below it too), and the entry itself a
+/// plain file or nothing: where a rename or a removal touches only what it names.
+fn plain_way(out: &Path, relative: &Path, dev: u64) -> bool {
+    let mut missing = false;
+    let ancestors: Vec<&Path> = relative.ancestors().skip(1).collect();
+    for dir in ancestors.iter().rev().filter(|d| !d.as_os_str().is_empty()) {
+        match fs::symlink_metadata(out.join(dir)) {
+            Ok(meta) if meta.is_dir() && !missing && meta.dev() == dev => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => missing = true,
+            _ => return false,
+        }
+    }
+    match fs::symlink_metadata(out.join(relative)) {
+        Ok(meta) => meta.is_file() && !missing,
+        Err(e) => e.kind() == io::ErrorKind::NotFound,
+    }
+}
+
 /// Carries out a journal: renames each staged file that is still in the staging folder to
 /// its place (making its folders), removes each file to remove. Doing it twice does no more
-/// than once, so a build killed halfway is completed by running it again.
+/// than once, so a build killed halfway is completed by running it again. Nothing is done
+/// in a folder other than the one it was written for, nor where a link or a folder of the
+/// user's came on the way since (the next build renders those pages again anyway: the
+/// folder no longer matches the cache).
 fn replay(out: &Path, staging: &Path, journal: &str) -> Result<(), Error> {
-    for line in journal.lines() {
-        let mut fields = line.splitn(3, '\t');
-        match (fields.next(), fields.next(), fields.next()) {
-            (Some("w"), Some(name), Some(path)) => {
-                let Some(relative) = site_relative(path) else {
-                    continue;
-                };
-                let from = staging.join(name);
-                if fs::symlink_metadata(&from).is_err() {
-                    continue;
-                }
-                let to = out.join(relative);
-                if let Some(parent) = to.parent() {
+    let Some(folder) = folder_id(out) else {
+        return Ok(());
+    };
+    let mut lines = journal.lines();
+    if lines.next() != Some(format!("o\t{}\t{}", folder.0, folder.1).as_str()) {
+        return Ok(());
+    }
+    for line in lines {
+        // Paths last: a static file's name may hold a tab.
+        let (path, from) = match line.split_once('\t') {
+            Some(("w", rest)) => match rest.split_once('\t') {
+                Some((name, path)) => (path, Some(staging.join(name))),
+                None => continue,
+            },
+            Some(("d", path)) => (path, None),
+            _ => continue,
+        };
+        let Some(relative) = site_relative(path).filter(|p| plain_way(out, p, folder.0)) else {
+            continue;
+        };
+        let target = out.join(relative);
+        match from {
+            Some(from) if fs::symlink_metadata(&from).is_ok() => {
+                if let Some(parent) = target.parent() {
                     fs::create_dir_all(parent).map_err(io_at("create", parent))?;
                 }
-                fs::rename(&from, &to).map_err(io_at("write", &to))?;
+                fs::rename(&from, &target).map_err(io_at("write", &target))?;
             }
-            (Some("d"), Some(path), None) => {
-                let Some(relative) = site_relative(path) else {
-                    continue;
-                };
-                let target = out.join(relative);
-                if fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file()) {
-                    fs::remove_file(&target).map_err(io_at("remove", &target))?;
-                }
+            None if fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) => {
+                fs::remove_file(&target).map_err(io_at("remove", &target))?;
             }
             _ => {}
         }
@@ -1277,13 +1323,20 @@ mod tests {
             "p0/index.html\np1/index.html\nq/index.html\n",
         )
         .unwrap();
-        fs::write(
-            staging.join(JOURNAL),
-            "w\t0\tp0/index.html\nw\t1\tq/index.html\nd\tp2/index.html\nw\tmanifest\t.outages-manifest\n",
-        )
-        .unwrap();
+        let (dev, ino) = folder_id(&out).unwrap();
+        let journal = format!(
+            "o\t{dev}\t{ino}\nw\t0\tp0/index.html\nw\t1\tq/index.html\nd\tp2/index.html\nw\tmanifest\t.outages-manifest\n"
+        );
+        fs::write(staging.join(JOURNAL), journal).unwrap();
+        // One for another folder (restored in this one's place since): not carried out.
+        let other = dir.path().join(".public.staging-8");
+        fs::create_dir_all(&other).unwrap();
+        fs::write(other.join("0"), "elsewhere").unwrap();
+        let foreign = format!("o\t{dev}\t{}\nw\t0\tp1/index.html\n", ino + 1);
+        fs::write(other.join(JOURNAL), foreign).unwrap();
         let output = open(&out);
-        assert!(!staging.exists());
+        assert!(!staging.exists() && !other.exists());
+        assert!(output.is_unchanged("p1/index.html", b"first"));
         assert!(output.is_unchanged("q/index.html", b"second"));
         assert!(output.is_unchanged("p0/index.html", b"second"));
         assert!(!out.join("p2/index.html").exists());

@@ -4,6 +4,7 @@
 //! files (rendering everything), or finds nothing to do at all.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
@@ -123,13 +124,20 @@ impl Scan {
             )
             .collect();
         changed.sort();
+        // A file that is no longer listed but can still be reached (its folder replaced by a
+        // link, which the listing does not follow) is gone for a build: only one from
+        // scratch drops it the same way.
+        let unlisted_reachable = before.content.keys().any(|path| {
+            !listed.contains(path.as_path()) && fs::symlink_metadata(root.join(path)).is_ok()
+        });
         // The output holds what the last build left: its manifest, and every file as it was
         // (a file edited or deleted by hand, and the build starts from scratch).
-        let output_known = before.written.as_ref().is_some_and(|written| {
-            written.key == render_key
-                && output.manifest_hash() == Some(written.manifest)
-                && output.look_at_written() == written.left
-        });
+        let output_known = !unlisted_reachable
+            && before.written.as_ref().is_some_and(|written| {
+                written.key == render_key
+                    && output.manifest_hash() == Some(written.manifest)
+                    && output.look_at_written() == written.left
+            });
         Some(Scan {
             dir: dir.to_path_buf(),
             key,

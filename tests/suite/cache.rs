@@ -263,3 +263,56 @@ fn site_command(site: &Site) -> std::process::Command {
         .env_remove("CI");
     command
 }
+
+#[test]
+fn what_only_a_build_from_scratch_would_see_is_never_missed() {
+    let site = archive(8);
+    // The site's own compressed copy of a page, and a static file with a tab in its name.
+    site.write("static/feed.xml.gz", "mine");
+    site.write("static/a\tb.txt", "tabbed");
+    site.build(&[]);
+    let file = site.path("content/acme/i2.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}More news.\n")).unwrap();
+    site.build(&[]);
+    assert_eq!(
+        site.read("feed.xml.gz"),
+        "mine",
+        "kept when feed.xml changes"
+    );
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    std::fs::remove_file(site.path("static/a\tb.txt")).unwrap();
+    site.build(&[]);
+    assert!(!site.path("public/a\tb.txt").exists());
+    // A content folder replaced by a link to it, which a build does not follow.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::rename(site.path("content/globex"), dir.path().join("globex")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("globex"), site.path("content/globex")).unwrap();
+    site.build(&[]);
+    assert!(!site.path("public/globex").exists());
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    // A folder of the output moved elsewhere and linked back: never read or written through.
+    let moved = dir.path().join("acme-pages");
+    std::fs::rename(site.path("public/acme"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, site.path("public/acme")).unwrap();
+    let before = tree(&moved);
+    std::fs::write(&file, format!("{text}Other news.\n")).unwrap();
+    site.build(&[]);
+    assert_eq!(tree(&moved), before);
+    assert!(
+        std::fs::symlink_metadata(site.path("public/acme"))
+            .unwrap()
+            .is_dir()
+    );
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+}
+
+#[test]
+fn a_cache_inside_the_output_folder_is_refused() {
+    let site = archive(2);
+    let cache = site.path("public/cache");
+    let output = site.run(&["build", "--cache-dir", cache.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("inside the output folder"));
+    assert!(!site.path("public").exists());
+}
