@@ -239,6 +239,10 @@ fn run(
             staged: staged.transpose()?,
         });
     }
+    // The views the pages were made from are a good part of the build's memory, and no
+    // longer needed: freed (on a thread of their own) before the commit adds its share.
+    let views = std::mem::take(&mut site.views);
+    std::thread::spawn(move || drop(views));
     let (written, leftovers) = match output {
         Some(output) => output.commit(&files)?,
         None => (WriteStats::default(), Vec::new()),

@@ -302,6 +302,7 @@ pub struct ProviderView {
 }
 
 /// Every view of the archive, made once per build, in parallel.
+#[derive(Default)]
 pub struct Views {
     /// In archive order. Shared, so a rebuild reuses the views of unchanged incidents.
     pub incidents: Vec<Arc<IncidentView>>,
