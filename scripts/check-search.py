@@ -31,6 +31,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 RARE = "normalisation"  # only in Edgewise's postmortem of 27 September 2024
@@ -177,6 +178,12 @@ def main():
         settled(COMMON)
         _, every = results()
         total = int(driver.find_element(By.ID, "search-status").text.split()[0])
+        # The facets may be drawn after the results (see step 3).
+        wait.until(lambda d: any(
+            o.get_attribute("value") == "Edgewise CDN"
+            for select in d.find_elements(By.NAME, "provider")
+            for o in Select(select).options
+        ))
         provider = Select(driver.find_element(By.NAME, "provider"))
         choice = next(o for o in provider.options if o.get_attribute("value") == "Edgewise CDN")
         expected = int(choice.text.rsplit("(", 1)[1].rstrip(")"))
@@ -193,7 +200,16 @@ def main():
         driver.get("about:blank")
         driver.get(shared)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#search-results > li")) == len(narrowed))
-        if Select(driver.find_element(By.NAME, "provider")).first_selected_option.get_attribute("value") != "Edgewise CDN":
+
+        # The facets are drawn when Pagefind's filters arrive, which may be after the
+        # results: wait for them, not just for the results.
+        def restored(d):
+            selects = d.find_elements(By.NAME, "provider")
+            return bool(selects) and Select(selects[0]).first_selected_option.get_attribute("value") == "Edgewise CDN"
+
+        try:
+            wait.until(restored)
+        except TimeoutException:
             problems.append("a shared URL does not restore its filter")
 
         # 4. Results come 20 at a time; "Show more" adds the next, and the keyboard goes on
