@@ -176,9 +176,8 @@ fn run(
                 .filter(|p| p.path.ends_with(".gz") || p.path.ends_with(".br"))
                 .map(|p| p.path.clone())
                 .collect();
-            let paths: Vec<PathBuf> = changed.iter().map(|p| options.root.join(p)).collect();
             let update = site
-                .update_with(&paths, |page, bytes| {
+                .update_content(changed.to_vec(), |page, bytes| {
                     emit(&|path| own.contains(path), &page.path, &bytes)
                 })
                 .map_err(Error::Invalid)?;

@@ -4,7 +4,6 @@
 //! files (rendering everything), or finds nothing to do at all.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
@@ -38,17 +37,20 @@ pub struct Scan {
     /// theme and `site.yaml` as they are now.
     render_key: Hash,
     /// The content files that were added, changed or deleted since the cache.
-    changed: Vec<PathBuf>,
+    changed: Changes,
     /// The last build's output is what the cache says it wrote.
     output_known: bool,
 }
+
+/// Content files as a build read them, by path (`None`: gone).
+pub type Changes = Vec<(PathBuf, Option<Result<Loaded, Vec<Diagnostic>>>)>;
 
 /// Where a build starts.
 pub enum StartFrom {
     /// Nothing read differs from what made the output: it stays as it is.
     Nothing(Written),
     /// The last build's output, with these content files changed.
-    Written(Vec<PathBuf>),
+    Written(Changes),
     /// The parsed files, rendering every page.
     Scratch,
 }
@@ -108,36 +110,34 @@ impl Scan {
         }
         let render_key = *hasher.finalize().as_bytes();
         let listed: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
-        let mut changed: Vec<PathBuf> = content
+        // What changed, as read now (`None`: gone). Unreadable files are parsed, which says
+        // why; files no longer listed (deleted, or behind a link the listing does not
+        // follow) are gone, whatever the disk would give through another way.
+        let mut changed: Changes = content
             .iter()
             .filter_map(|looked| match looked {
                 Looked::Same(_) => None,
-                Looked::Changed(seen, _) => Some(seen.path.clone()),
-                Looked::Unreadable(path) => Some(path.clone()),
+                Looked::Changed(seen, loaded) => Some((seen.path.clone(), Some(loaded.clone()))),
+                Looked::Unreadable(path) => {
+                    Some((path.clone(), Some(content::load_file(root, path))))
+                }
             })
             .chain(
                 before
                     .content
                     .keys()
                     .filter(|path| !listed.contains(path.as_path()))
-                    .cloned(),
+                    .map(|path| (path.clone(), None)),
             )
             .collect();
-        changed.sort();
-        // A file that is no longer listed but can still be reached (its folder replaced by a
-        // link, which the listing does not follow) is gone for a build: only one from
-        // scratch drops it the same way.
-        let unlisted_reachable = before.content.keys().any(|path| {
-            !listed.contains(path.as_path()) && fs::symlink_metadata(root.join(path)).is_ok()
-        });
+        changed.sort_by(|a, b| a.0.cmp(&b.0));
         // The output holds what the last build left: its manifest, and every file as it was
         // (a file edited or deleted by hand, and the build starts from scratch).
-        let output_known = !unlisted_reachable
-            && before.written.as_ref().is_some_and(|written| {
-                written.key == render_key
-                    && output.manifest_hash() == Some(written.manifest)
-                    && output.look_at_written() == written.left
-            });
+        let output_known = before.written.as_ref().is_some_and(|written| {
+            written.key == render_key
+                && output.manifest_hash() == Some(written.manifest)
+                && output.look_at_written() == written.left
+        });
         Some(Scan {
             dir: dir.to_path_buf(),
             key,

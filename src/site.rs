@@ -185,6 +185,24 @@ impl Site {
         self.update_with(changed, |page, bytes| (page.path.clone(), bytes))
     }
 
+    /// As [`Site::update_with`], with content files the caller has read and parsed
+    /// already (`None`: gone), as a build's look at its cache gives them: nothing is read
+    /// again.
+    pub fn update_content<T: Send>(
+        &mut self,
+        files: crate::rebuild::Changes,
+        each: impl Fn(&Page, Vec<u8>) -> T + Sync,
+    ) -> Result<Update<T>, Diagnostics> {
+        for (path, loaded) in files {
+            match loaded {
+                Some(loaded) => self.files.insert(path, loaded),
+                None => self.files.remove(&path),
+            };
+        }
+        self.pending_content = true;
+        self.update_with(&[], each)
+    }
+
     /// As [`Site::update`], handing each page rendered again to `each` as it is made.
     pub fn update_with<T: Send>(
         &mut self,
