@@ -242,17 +242,23 @@ impl<R: Read> Read for Checked<R> {
     }
 }
 
-/// Writes the cache into `dir` (made if missing, with a `CACHEDIR.TAG` so backup tools
-/// skip it), aside first, then renamed over the old one.
-pub fn write(dir: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {
+/// Makes the cache folder if missing, with a `CACHEDIR.TAG` so backup tools skip it.
+pub fn make_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     let tag = dir.join("CACHEDIR.TAG");
     if !tag.exists() {
         fs::write(
             &tag,
-            "Signature: 8a477f597d28d172789f06886806bc55\n# The build cache of outages: safe to delete, made again by the next build.\n",
+            "Signature: 8a477f597d28d172789f06886806bc55\n# The cache of outages: safe to delete, made again by the next build or sync.\n",
         )?;
     }
+    Ok(())
+}
+
+/// Writes the cache into `dir` ([made](make_dir) if missing), aside first, then renamed
+/// over the old one.
+pub fn write(dir: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {
+    make_dir(dir)?;
     let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
     let result =
         write_file(&temporary, key, cache).and_then(|()| fs::rename(&temporary, dir.join(FILE)));

@@ -21,3 +21,4 @@ pub mod search;
 pub mod serve;
 pub mod site;
 pub mod sources;
+pub mod sync;

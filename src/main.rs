@@ -15,6 +15,7 @@ use outages::diagnostics::{Diagnostics, count};
 use outages::import::{self, scaffold};
 use outages::serve::{self, ServeOptions};
 use outages::site::{self, Options};
+use outages::sync;
 
 #[derive(Parser)]
 #[command(
@@ -57,11 +58,50 @@ enum ImportSource {
 }
 
 #[derive(Subcommand)]
+enum ProviderCommand {
+    /// Write content/<slug>/_index.md for a provider with a status page that `sync` follows.
+    Add {
+        slug: String,
+        /// The status page, like https://www.githubstatus.com
+        status_page: String,
+        /// The provider's name (default: the name its status page gives, on the first sync).
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum Command {
     /// Import incidents from a status page into content/<provider>/; run it again to add new updates.
     Import {
         #[command(subcommand)]
         source: ImportSource,
+    },
+    /// Fetch the providers' Statuspage APIs and merge new incidents and updates into content/.
+    Sync {
+        /// The providers to sync (default: every provider with a status_page, but those with `sync: false`).
+        providers: Vec<String>,
+        /// Say what would change, and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Status page hosts fetched from at once (each host gets one request at a time).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+        jobs: u16,
+        /// Seconds a request may take, answer included.
+        #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
+        timeout: u64,
+        /// Where to keep what the servers said (ETag, Last-Modified) for conditional requests (default: .outages-cache/).
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
+        #[command(flatten)]
+        site: SiteArgs,
+    },
+    /// Add a provider to the archive.
+    Provider {
+        #[command(subcommand)]
+        command: ProviderCommand,
     },
     /// Write a new incident file, content/<provider>/<date>-<title>.md, and print its path.
     New {
@@ -140,6 +180,48 @@ fn main() -> ExitCode {
         }
         Command::Check { site } => (build::check(&Options::new(site.root)), "checked"),
         Command::Import { source } => return import(source),
+        Command::Sync {
+            providers,
+            dry_run,
+            jobs,
+            timeout,
+            cache_dir,
+            site,
+        } => {
+            let options = sync::Options {
+                state_dir: cache_dir.unwrap_or_else(|| sync::default_state_dir(&site.root)),
+                root: site.root,
+                providers,
+                mode: match dry_run {
+                    true => import::Mode::DryRun,
+                    false => import::Mode::Write,
+                },
+                jobs: usize::from(jobs),
+                limits: sync::fetch::Limits {
+                    timeout: Duration::from_secs(timeout),
+                    ..Default::default()
+                },
+            };
+            return sync(&options);
+        }
+        Command::Provider {
+            command:
+                ProviderCommand::Add {
+                    slug,
+                    status_page,
+                    name,
+                    site,
+                },
+        } => {
+            return match sync::providers::add(&site.root, &slug, &status_page, name.as_deref()) {
+                Ok(path) => {
+                    println!("created {}", path.display());
+                    println!("now: outages sync {slug}");
+                    ExitCode::SUCCESS
+                }
+                Err(message) => usage_error(&message),
+            };
+        }
         Command::New {
             provider,
             title,
@@ -250,6 +332,41 @@ fn import(source: ImportSource) -> ExitCode {
     }
 }
 
+/// The exit code of a sync in which some providers failed (the others synced).
+const SOME_FAILED: u8 = 3;
+
+/// Runs a sync, printing each provider as it is done, then the summary.
+fn sync(options: &sync::Options) -> ExitCode {
+    let progress = bar("{spinner} syncing {pos}/{len} providers [{bar:30}] {eta}");
+    let result = sync::run(options, &progress, |synced| {
+        progress.suspend(|| match synced.result {
+            Ok(_) => println!("{synced}"),
+            Err(_) => eprintln!("{synced}"),
+        })
+    });
+    progress.finish_and_clear();
+    match result {
+        Ok(summary) => {
+            for warning in &summary.warnings {
+                eprintln!("warning: {warning}");
+            }
+            if summary.synced.is_empty() {
+                println!(
+                    "no provider to sync: give one a status page with `outages provider add SLUG STATUS_PAGE_URL`"
+                );
+                return ExitCode::SUCCESS;
+            }
+            println!("{summary}");
+            match summary.failed() {
+                0 => ExitCode::SUCCESS,
+                _ => ExitCode::from(SOME_FAILED),
+            }
+        }
+        Err(sync::Error::Usage(message)) => usage_error(&message),
+        Err(sync::Error::Invalid(problems)) => invalid(Diagnostics(problems)),
+    }
+}
+
 fn invalid(diagnostics: Diagnostics) -> ExitCode {
     diagnostics.eprint();
     ExitCode::from(1)
@@ -277,13 +394,17 @@ fn summary_line(verb: &str, s: &Summary) -> String {
 /// A bar on a terminal, drawn only once a build has run for a second; nothing in CI or
 /// when the output is piped.
 fn progress_bar() -> ProgressBar {
+    bar("{spinner} rendering {pos}/{len} files [{bar:30}] {eta}")
+}
+
+fn bar(template: &str) -> ProgressBar {
     let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
     if !interactive {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     bar.set_style(
-        ProgressStyle::with_template("{spinner} rendering {pos}/{len} files [{bar:30}] {eta}")
+        ProgressStyle::with_template(template)
             .expect("the template is valid")
             .progress_chars("=> "),
     );

@@ -612,6 +612,18 @@ pub struct ProviderInfo {
     pub status_page: Option<WebUrl>,
     /// Markdown: the `description` field or the file's body.
     pub description: Option<String>,
+    /// Whether `outages sync` follows the status page.
+    pub sync: SyncKind,
+}
+
+/// How `outages sync` reads a provider's status page: `sync:` in its `_index.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum SyncKind {
+    /// An Atlassian Statuspage's `/api/v2/` (the default, and `sync: {kind: statuspage}`).
+    #[default]
+    Statuspage,
+    /// `sync: false`: the provider is left out of `outages sync`.
+    Off,
 }
 
 #[cfg(test)]

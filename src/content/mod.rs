@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::diagnostics::Diagnostic;
-use crate::model::{Incident, ProviderInfo, Slug};
+use crate::model::{Incident, ProviderInfo, Slug, SyncKind};
 use crate::sources;
 use fields::{FileCtx, Pos, display_path};
 use source::Scrub;
@@ -294,6 +294,54 @@ struct ProviderYaml {
     url: S,
     status_page: S,
     description: Option<String>,
+    sync: Option<SyncYaml>,
+}
+
+/// `sync: false`, `sync: true` or `sync: {kind: statuspage}`.
+struct SyncYaml(SyncKind);
+
+impl Scrub for SyncYaml {
+    fn scrub(&mut self) {}
+}
+
+impl<'de> Deserialize<'de> for SyncYaml {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SyncYaml;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`false`, `true` or `{kind: statuspage}`")
+            }
+            fn visit_bool<E: serde::de::Error>(self, on: bool) -> Result<SyncYaml, E> {
+                Ok(SyncYaml(if on {
+                    SyncKind::Statuspage
+                } else {
+                    SyncKind::Off
+                }))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<SyncYaml, A::Error> {
+                let mut kind = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "kind" {
+                        return Err(serde::de::Error::unknown_field(&key, &["kind"]));
+                    }
+                    let value: String = map.next_value()?;
+                    kind = Some(match value.as_str() {
+                        "statuspage" => SyncKind::Statuspage,
+                        other => {
+                            return Err(serde::de::Error::unknown_variant(other, &["statuspage"]));
+                        }
+                    });
+                }
+                kind.map(SyncYaml)
+                    .ok_or_else(|| serde::de::Error::missing_field("kind"))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 impl Scrub for ProviderYaml {
@@ -303,6 +351,7 @@ impl Scrub for ProviderYaml {
             url,
             status_page,
             description,
+            sync: _,
         } = self;
         name.scrub();
         url.scrub();
@@ -311,7 +360,7 @@ impl Scrub for ProviderYaml {
     }
 }
 
-const PROVIDER_FIELDS: &[&str] = &["name", "url", "status_page", "description"];
+const PROVIDER_FIELDS: &[&str] = &["name", "url", "status_page", "description", "sync"];
 
 fn parse_provider(
     ctx: &FileCtx,
@@ -365,6 +414,7 @@ fn parse_provider(
             .description
             .or_else(|| Some(body.trim().to_string()))
             .filter(|d| !d.trim().is_empty()),
+        sync: raw.sync.map_or(SyncKind::default(), |s| s.0),
     };
     if errors.is_empty() {
         Ok((slug, info))

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::merge::{self, Facts, Plan};
 use super::record::Field;
 use super::text::escape_body;
-use super::{Change, Imported, Outcome, quoted, time};
+use super::{Change, Imported, Mode, Outcome, quoted, time};
 use crate::content::fields::{FileCtx, display_path};
 use crate::content::source::{MAX_FILE_BYTES, clean_text};
 use crate::content::{self, CONTENT_DIR, Loaded, frontmatter};
@@ -24,11 +24,13 @@ pub fn write(
     root: &Path,
     provider: &Slug,
     incidents: &[Imported],
+    mode: Mode,
 ) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
     let folder = Path::new(CONTENT_DIR).join(provider.as_str());
     refuse_links(root, &folder).map_err(|e| vec![e])?;
     let index = Index::load(root)?;
     let mut staged = Staged::default();
+    staged.dry_run = mode == Mode::DryRun;
     let mut outcomes = Vec::new();
     let mut errors = Vec::new();
     let mut taken = BTreeSet::new();
@@ -522,6 +524,8 @@ impl Expected<'_> {
 /// Files written beside their targets, not yet in place; removed unless committed.
 #[derive(Default)]
 struct Staged {
+    /// Plan every file, write none.
+    dry_run: bool,
     files: Vec<StagedFile>,
     /// Folders made for new files, removed again if nothing is committed.
     folders: Vec<PathBuf>,
@@ -563,6 +567,9 @@ impl Staged {
                 text.len()
             ))
             .with_hint("split the incident by hand, or leave it out of the payload"));
+        }
+        if self.dry_run {
+            return Ok(());
         }
         let name = target
             .file_name()

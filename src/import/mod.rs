@@ -51,7 +51,7 @@ pub struct Imported {
 }
 
 /// A string as YAML reads it back exactly: JSON's double-quoted strings are YAML too.
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     serde_json::to_string(text).expect("a string serialises")
 }
 
@@ -300,16 +300,37 @@ pub fn run(request: &Request) -> Result<Report, Error> {
     };
     let provider =
         Slug::from_name(&name).map_err(|e| Error::Usage(format!("the provider `{name}` {e}")))?;
+    let outcomes =
+        merge(request.root, &provider, file, incidents, Mode::Write).map_err(Error::Invalid)?;
+    Ok(Report { provider, outcomes })
+}
+
+/// Checks what a payload read from `origin` (a file or URL, for the messages) holds, then
+/// [writes](write) it: nothing at all when any incident could not be held by a file.
+pub fn merge(
+    root: &Path,
+    provider: &Slug,
+    origin: &Path,
+    incidents: Vec<Imported>,
+    mode: Mode,
+) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
     let problems: Vec<Diagnostic> = incidents
         .iter()
         .filter_map(Imported::problem)
-        .map(|problem| Diagnostic::file(file, problem))
+        .map(|problem| Diagnostic::file(origin, problem))
         .collect();
     if !problems.is_empty() {
-        return Err(Error::Invalid(problems));
+        return Err(problems);
     }
-    let outcomes = write(request.root, &provider, incidents).map_err(Error::Invalid)?;
-    Ok(Report { provider, outcomes })
+    write(root, provider, incidents, mode)
+}
+
+/// Whether an import writes what it plans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Write,
+    /// Plan every file and say what would change; write nothing.
+    DryRun,
 }
 
 /// Writes `incidents` into the archive at `root`: each into the file that already holds it
@@ -318,6 +339,7 @@ pub fn write(
     root: &Path,
     provider: &Slug,
     incidents: Vec<Imported>,
+    mode: Mode,
 ) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
     let mut unique: Vec<Imported> = Vec::new();
     for incident in incidents {
@@ -329,7 +351,7 @@ pub fn write(
             None => unique.push(incident),
         }
     }
-    files::write(root, provider, &unique)
+    files::write(root, provider, &unique, mode)
 }
 
 fn same_identity(a: &Source, b: &Source) -> bool {

@@ -64,6 +64,8 @@ const PROVIDER: &str = "\
 name: Example Cloud
 url: https://cloud.example.com
 status_page: https://status.cloud.example.com
+# `outages sync` follows a provider's Statuspage; this one is made up, so not this one.
+sync: false
 ---
 Example Cloud hosts the services this archive follows. Replace this folder with your providers.
 ";

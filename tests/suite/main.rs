@@ -20,3 +20,4 @@ mod robustness;
 mod search;
 mod security;
 mod serve;
+mod sync;

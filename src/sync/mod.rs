@@ -1,0 +1,388 @@
+//! `outages sync`: keeps the archive current from the providers' live status pages.
+//!
+//! For each provider to follow ([`providers`]), the Statuspage endpoints are fetched
+//! ([`fetch`]: conditional, polite, bounded), a host at a time per host and `jobs` hosts at
+//! once, on tokio; the answers come back here, to one thread, which merges each provider's
+//! incidents with exactly the import's rules (idempotent, lossless, hand edits kept), all of
+//! a provider's files or none. A provider that fails is reported and the others go on. The
+//! servers' validators are kept in the cache folder ([`state`]) only once what they vouch
+//! for is written.
+
+pub mod fetch;
+pub mod providers;
+pub mod state;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use indicatif::ProgressBar;
+use reqwest::Url;
+
+use crate::content::source::clean_text;
+use crate::diagnostics::{Diagnostic, Diagnostics, count};
+use crate::import::{self, Change, Mode, Outcome, statuspage};
+use crate::model::Slug;
+use fetch::{Client, Failure, Fetched, Limits, Validators};
+use providers::{Followed, Refusal};
+use state::State;
+
+/// The Statuspage v2 endpoints a sync reads, under the status page's address.
+pub const ENDPOINTS: [&str; 2] = [
+    "api/v2/incidents.json",
+    "api/v2/scheduled-maintenances.json",
+];
+
+/// A sync to run.
+pub struct Options {
+    pub root: PathBuf,
+    /// Slugs of the providers to sync; empty for all that have a status page.
+    pub providers: Vec<String>,
+    pub mode: Mode,
+    /// Hosts fetched from at once.
+    pub jobs: usize,
+    pub limits: Limits,
+    /// Where the validators are kept (the build cache's folder).
+    pub state_dir: PathBuf,
+}
+
+/// Why a sync did nothing at all.
+#[derive(Debug)]
+pub enum Error {
+    /// The command was wrong (exit 2).
+    Usage(String),
+    /// A provider's `_index.md` does not load (exit 1).
+    Invalid(Vec<Diagnostic>),
+}
+
+/// What a sync did to one provider.
+#[derive(Debug)]
+pub struct Synced {
+    pub provider: Slug,
+    pub result: Result<Done, Failed>,
+    pub mode: Mode,
+}
+
+#[derive(Debug)]
+pub enum Done {
+    /// Every endpoint answered 304.
+    NotModified,
+    Merged {
+        outcomes: Vec<Outcome>,
+        /// The name the status page gives, written into an `_index.md` that had none.
+        named: Option<(String, PathBuf)>,
+    },
+}
+
+#[derive(Debug)]
+pub enum Failed {
+    /// The server could not be reached, or said no.
+    Fetch(Failure),
+    /// The answer, or what it would make of the archive, is wrong.
+    Content(Vec<Diagnostic>),
+}
+
+/// What a sync did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub synced: Vec<Synced>,
+    /// Problems that cost no provider anything (the state could not be read or written).
+    pub warnings: Vec<String>,
+}
+
+impl Summary {
+    pub fn failed(&self) -> usize {
+        self.synced.iter().filter(|s| s.result.is_err()).count()
+    }
+}
+
+/// A provider and what its endpoints said last time, in [`ENDPOINTS`] order.
+type Asked = (Followed, Vec<Option<Validators>>);
+
+/// What one provider's endpoints answered: `(url, answer)` in [`ENDPOINTS`] order.
+type Answers = Result<Vec<(Url, Fetched)>, Failure>;
+
+/// Runs a sync; `each` hears of every provider as it is done.
+pub fn run(
+    options: &Options,
+    progress: &ProgressBar,
+    mut each: impl FnMut(&Synced),
+) -> Result<Summary, Error> {
+    let followed =
+        providers::followed(&options.root, &options.providers).map_err(
+            |refusal| match refusal {
+                Refusal::Usage(message) => Error::Usage(message),
+                Refusal::Invalid(problems) => Error::Invalid(problems),
+            },
+        )?;
+    let mut summary = Summary::default();
+    let (mut state, warning) = State::load(&options.state_dir);
+    summary.warnings.extend(warning);
+    if followed.is_empty() {
+        return Ok(summary);
+    }
+    progress.set_length(followed.len() as u64);
+    let client = Arc::new(Client::new(options.limits.clone()).map_err(Error::Usage)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the network runtime: {e}")))?;
+    let mut hosts: BTreeMap<String, Vec<Asked>> = BTreeMap::new();
+    for provider in followed {
+        let known = ENDPOINTS
+            .iter()
+            .map(|path| state.get(provider.endpoint(path).as_str()).cloned())
+            .collect();
+        hosts
+            .entry(provider.host())
+            .or_default()
+            .push((provider, known));
+    }
+    let (sender, mut receiver) = tokio::sync::mpsc::channel::<(Followed, Answers)>(options.jobs);
+    let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
+    for (_, group) in hosts {
+        let (client, sender, permits) = (client.clone(), sender.clone(), permits.clone());
+        runtime.spawn(async move {
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return;
+            };
+            // One request at a time to a host, whichever provider it is for.
+            for (provider, known) in group {
+                let answers = fetch_all(&client, &provider, &known).await;
+                if sender.send((provider, answers)).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    drop(sender);
+    while let Some((provider, answers)) = receiver.blocking_recv() {
+        let synced = merge(options, &mut state, provider, answers);
+        each(&synced);
+        progress.inc(1);
+        summary.synced.push(synced);
+    }
+    if options.mode == Mode::Write
+        && let Err(e) = state.save(&options.state_dir)
+    {
+        summary.warnings.push(format!(
+            "cannot keep what the servers said in {}: {e}; the next sync fetches every page whole",
+            options.state_dir.display()
+        ));
+    }
+    Ok(summary)
+}
+
+async fn fetch_all(client: &Client, provider: &Followed, known: &[Option<Validators>]) -> Answers {
+    let mut answers = Vec::with_capacity(ENDPOINTS.len());
+    for (path, known) in ENDPOINTS.iter().zip(known) {
+        let url = provider.endpoint(path);
+        let fetched = client.get(&url, known.as_ref()).await?;
+        answers.push((url, fetched));
+    }
+    Ok(answers)
+}
+
+/// Merges what one provider's endpoints gave into the archive.
+fn merge(options: &Options, state: &mut State, provider: Followed, answers: Answers) -> Synced {
+    let result = answers
+        .map_err(Failed::Fetch)
+        .and_then(|answers| merge_answers(options, state, &provider, answers));
+    Synced {
+        provider: provider.slug,
+        result,
+        mode: options.mode,
+    }
+}
+
+fn merge_answers(
+    options: &Options,
+    state: &mut State,
+    provider: &Followed,
+    answers: Vec<(Url, Fetched)>,
+) -> Result<Done, Failed> {
+    let mut incidents = Vec::new();
+    let mut page_name = None;
+    let mut fresh = Vec::new();
+    let mut problems = Vec::new();
+    for (url, fetched) in answers {
+        let Fetched::Body { bytes, validators } = fetched else {
+            continue;
+        };
+        let origin = PathBuf::from(url.as_str());
+        let parsed = clean_text(bytes)
+            .map_err(|e| e.into_diagnostic(&origin))
+            .and_then(|text| statuspage::parse(&origin, &text));
+        match parsed {
+            Ok(parsed) => {
+                incidents.extend(parsed.incidents);
+                page_name = page_name.or(parsed.page);
+                fresh.push((url, validators));
+            }
+            Err(problem) => problems.push(problem.with_hint(format!(
+                "is {} an Atlassian Statuspage? If not, set `sync: false` in {}",
+                provider.status_page,
+                provider.file.display()
+            ))),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Failed::Content(problems));
+    }
+    let Some((first, _)) = fresh.first() else {
+        return Ok(Done::NotModified);
+    };
+    let origin = PathBuf::from(first.as_str());
+    let outcomes = import::merge(
+        &options.root,
+        &provider.slug,
+        &origin,
+        incidents,
+        options.mode,
+    )
+    .map_err(Failed::Content)?;
+    let named = match page_name.filter(|_| provider.unnamed) {
+        Some(name) => name_provider(options, provider, &name)?,
+        None => None,
+    };
+    if options.mode == Mode::Write {
+        for (url, validators) in fresh {
+            state.set(url.as_str(), validators);
+        }
+    }
+    Ok(Done::Merged { outcomes, named })
+}
+
+/// Gives an unnamed provider the name its status page goes by.
+fn name_provider(
+    options: &Options,
+    provider: &Followed,
+    name: &str,
+) -> Result<Option<(String, PathBuf)>, Failed> {
+    let name = import::text::one_line(name);
+    if name.is_empty() {
+        return Ok(None);
+    }
+    if options.mode == Mode::Write {
+        providers::set_name(&options.root, &provider.file, &name)
+            .map_err(|why| Failed::Content(vec![Diagnostic::file(&provider.file, why)]))?;
+    }
+    Ok(Some((name, provider.file.clone())))
+}
+
+impl Synced {
+    fn tally(&self, wanted: fn(&Change) -> bool) -> usize {
+        match &self.result {
+            Ok(Done::Merged { outcomes, .. }) => {
+                outcomes.iter().filter(|o| wanted(&o.change)).count()
+            }
+            _ => 0,
+        }
+    }
+}
+
+fn created(c: &Change) -> bool {
+    matches!(c, Change::Created { .. })
+}
+fn updated(c: &Change) -> bool {
+    matches!(c, Change::Updated { .. })
+}
+fn unchanged(c: &Change) -> bool {
+    matches!(c, Change::Unchanged)
+}
+
+impl fmt::Display for Synced {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let provider = &self.provider;
+        match &self.result {
+            Ok(Done::NotModified) => write!(f, "{provider}: unchanged (304)"),
+            Ok(Done::Merged { outcomes, named }) => {
+                let would = match self.mode {
+                    Mode::DryRun => " would be",
+                    Mode::Write => "",
+                };
+                write!(
+                    f,
+                    "{provider}: {} new, {} updated, {} unchanged",
+                    self.tally(created),
+                    self.tally(updated),
+                    self.tally(unchanged)
+                )?;
+                if self.mode == Mode::DryRun {
+                    f.write_str(" (dry run)")?;
+                }
+                for outcome in outcomes.iter().filter(|o| o.change != Change::Unchanged) {
+                    let shown = outcome.to_string().replace('\n', "\n  ");
+                    write!(f, "\n  {shown}")?;
+                }
+                if let Some((name, file)) = named {
+                    let name = import::quoted(name);
+                    let file = file.display();
+                    write!(
+                        f,
+                        "\n  name: {name}{would} written into {file}, as the status page names it"
+                    )?;
+                }
+                Ok(())
+            }
+            Err(Failed::Fetch(failure)) => {
+                write!(f, "{provider}: failed: {}: {}", failure.url, failure.reason)?;
+                match &failure.hint {
+                    Some(hint) => write!(f, "\n  = help: {hint}"),
+                    None => Ok(()),
+                }
+            }
+            Err(Failed::Content(problems)) => {
+                let shown = Diagnostics(problems.clone()).to_string();
+                write!(
+                    f,
+                    "{provider}: failed, nothing written for it:\n{}",
+                    shown.trim_end()
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.synced.len();
+        let failed = self.failed();
+        let sum = |wanted: fn(&Change) -> bool| -> usize {
+            self.synced.iter().map(|s| s.tally(wanted)).sum()
+        };
+        let dry = self.synced.first().is_some_and(|s| s.mode == Mode::DryRun);
+        write!(
+            f,
+            "{} {} of {}: {} new, {} updated, {} unchanged",
+            if dry { "dry run: would sync" } else { "synced" },
+            total - failed,
+            count(total, "provider"),
+            sum(created),
+            sum(updated),
+            sum(unchanged),
+        )?;
+        let not_modified = self
+            .synced
+            .iter()
+            .filter(|s| matches!(s.result, Ok(Done::NotModified)))
+            .count();
+        if not_modified > 0 {
+            write!(f, ", {not_modified} not modified")?;
+        }
+        if failed > 0 {
+            write!(f, "; {failed} failed")?;
+        }
+        if dry {
+            f.write_str("; nothing was written")?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the validators are kept for the site at `root`, unless told otherwise.
+pub fn default_state_dir(root: &Path) -> PathBuf {
+    root.join(crate::cache::CACHE_DIR)
+}

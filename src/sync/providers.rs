@@ -1,0 +1,189 @@
+//! The providers `sync` follows (their `_index.md`), `outages provider add`, and naming a
+//! provider after its status page.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use reqwest::Url;
+
+use crate::content::fields::display_path;
+use crate::content::{self, CONTENT_DIR, Loaded, PROVIDER_FILE};
+use crate::diagnostics::Diagnostic;
+use crate::import::{create_file, quoted, text};
+use crate::model::{Slug, SyncKind, WebUrl};
+
+/// A provider to sync.
+#[derive(Debug, Clone)]
+pub struct Followed {
+    pub slug: Slug,
+    /// Its status page, the base of `/api/v2/…`.
+    pub status_page: Url,
+    /// `_index.md` gives no `name`: the page's own name is written in after a sync.
+    pub unnamed: bool,
+    /// The `_index.md`, relative to the site root.
+    pub file: PathBuf,
+}
+
+impl Followed {
+    /// The endpoint `path` (like `api/v2/incidents.json`) under the status page.
+    pub fn endpoint(&self, path: &str) -> Url {
+        let mut base = self.status_page.clone();
+        if !base.path().ends_with('/') {
+            base.set_path(&format!("{}/", base.path()));
+        }
+        base.set_query(None);
+        base.set_fragment(None);
+        base.join(path).unwrap_or(base)
+    }
+
+    /// The host requests to it go to: one request at a time per host.
+    pub fn host(&self) -> String {
+        self.status_page
+            .host_str()
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+    }
+}
+
+/// Why the providers could not be listed.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The command named something that is not there (exit 2).
+    Usage(String),
+    /// An `_index.md` does not load (exit 1).
+    Invalid(Vec<Diagnostic>),
+}
+
+/// The providers to sync: those named in `wanted` (each must have a status page), or every
+/// provider with a status page and without `sync: false`.
+pub fn followed(root: &Path, wanted: &[String]) -> Result<Vec<Followed>, Refusal> {
+    content::require_dir(root).map_err(Refusal::Usage)?;
+    let mut all = Vec::new();
+    let mut errors = Vec::new();
+    let folders = std::fs::read_dir(root.join(CONTENT_DIR))
+        .map_err(|e| Refusal::Usage(format!("cannot list {CONTENT_DIR}/: {e}")))?;
+    for folder in folders.flatten() {
+        let relative = Path::new(CONTENT_DIR)
+            .join(folder.file_name())
+            .join(PROVIDER_FILE);
+        if !folder.file_type().is_ok_and(|t| t.is_dir())
+            || std::fs::symlink_metadata(root.join(&relative)).is_err()
+        {
+            continue;
+        }
+        match content::load_file(root, &relative) {
+            Ok(Loaded::Provider(slug, info)) => all.push((slug, info, relative)),
+            Ok(Loaded::Incident(_)) => {}
+            Err(mut problems) => errors.append(&mut problems),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Refusal::Invalid(errors));
+    }
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    for name in wanted {
+        match all.iter().find(|(slug, ..)| slug.as_str() == name) {
+            None => {
+                return Err(Refusal::Usage(format!(
+                    "no provider `{name}`: there is no {CONTENT_DIR}/{name}/{PROVIDER_FILE}; add it with `outages provider add {name} STATUS_PAGE_URL`"
+                )));
+            }
+            Some((_, info, file)) if info.status_page.is_none() => {
+                return Err(Refusal::Usage(format!(
+                    "the provider `{name}` has no `status_page` in {} to sync from",
+                    file.display()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|(slug, info, _)| {
+            if wanted.is_empty() {
+                info.sync != SyncKind::Off
+            } else {
+                wanted.iter().any(|w| w == slug.as_str())
+            }
+        })
+        .filter_map(|(slug, info, file)| {
+            let status_page = Url::parse(info.status_page?.as_str()).ok()?;
+            Some(Followed {
+                slug,
+                status_page,
+                unnamed: info.name.is_none(),
+                file,
+            })
+        })
+        .collect())
+}
+
+/// `outages provider add`: writes `content/<slug>/_index.md` naming the status page (and
+/// the name, when given); returns its path for the user.
+pub fn add(
+    root: &Path,
+    slug: &str,
+    status_page: &str,
+    name: Option<&str>,
+) -> Result<PathBuf, String> {
+    let slug = Slug::from_name(slug).map_err(|e| format!("the provider `{slug}` {e}"))?;
+    content::require_dir(root)?;
+    let url = WebUrl::parse(status_page).ok_or_else(|| {
+        format!("`{status_page}` is not a web address; give the status page like https://www.githubstatus.com")
+    })?;
+    let relative = Path::new(CONTENT_DIR)
+        .join(slug.as_str())
+        .join(PROVIDER_FILE);
+    let path = root.join(&relative);
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(format!(
+            "{} exists already; set `status_page: {}` in it by hand",
+            display_path(root, &relative).display(),
+            url.as_str()
+        ));
+    }
+    let mut text = String::from("---\n");
+    if let Some(name) = name.map(text::one_line).filter(|n| !n.is_empty()) {
+        text.push_str(&format!("name: {}\n", quoted(&name)));
+    }
+    text.push_str(&format!("status_page: {}\n---\n", quoted(url.as_str())));
+    create_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(display_path(root, &relative))
+}
+
+/// Writes `name: <name>` into the provider's `_index.md`, which has none, as the first line
+/// of its front matter; the file is replaced whole, and only if it still reads as it did.
+pub fn set_name(root: &Path, file: &Path, name: &str) -> Result<(), String> {
+    let path = root.join(file);
+    let name = text::one_line(name);
+    let shown = display_path(root, file);
+    let cannot =
+        |why: String| format!("{}: cannot write the name `{name}`: {why}", shown.display());
+    let before = std::fs::read_to_string(&path).map_err(|e| cannot(e.to_string()))?;
+    let Some(rest) = before.strip_prefix("---\n") else {
+        return Err(cannot("it has no front matter".into()));
+    };
+    let after = format!("---\nname: {}\n{rest}", quoted(&name));
+    match content::load_bytes(root, file, after.clone().into_bytes()) {
+        Ok(Loaded::Provider(_, info)) if info.name.as_deref() == Some(name.as_str()) => {}
+        _ => return Err(cannot("the file would not read back with it".into())),
+    }
+    let temporary = path.with_file_name(format!(".{PROVIDER_FILE}.{}.sync", std::process::id()));
+    let _ = std::fs::remove_file(&temporary);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temporary)
+        .and_then(|mut f| f.write_all(after.as_bytes()).and_then(|()| f.sync_all()));
+    let result =
+        written
+            .map_err(|e| e.to_string())
+            .and_then(|()| match std::fs::read_to_string(&path) {
+                Ok(now) if now == before => {
+                    std::fs::rename(&temporary, &path).map_err(|e| e.to_string())
+                }
+                _ => Err("the file changed meanwhile; it was left as it is".into()),
+            });
+    let _ = std::fs::remove_file(&temporary);
+    result.map_err(cannot)
+}

@@ -1,0 +1,589 @@
+//! `outages provider add` and `outages sync` against a status page served here, on
+//! 127.0.0.1, from the real Statuspage payloads: conditional requests, retries, waits,
+//! timeouts, caps and redirects, each failure local to its provider. No test touches the
+//! internet.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::process::Output;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::common::{Site, stderr, tree};
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/statuspage");
+
+fn payload(name: &str) -> String {
+    std::fs::read_to_string(format!("{DATA}/{name}")).unwrap()
+}
+
+/// How the server answers one path, in turn; the last answer repeats.
+#[derive(Clone)]
+enum Reply {
+    /// JSON with an ETag: 304 when the request names it.
+    Json {
+        body: String,
+        etag: String,
+    },
+    Status(u16),
+    /// 429 or 503 asking to come back in so many seconds.
+    RetryAfter(u16, u64),
+    Slow(Duration),
+    Redirect(String),
+    /// A chunked answer of so many MiB, no length given.
+    Huge(usize),
+}
+
+fn json(body: &str, etag: &str) -> Reply {
+    Reply::Json {
+        body: body.to_string(),
+        etag: format!("\"{etag}\""),
+    }
+}
+
+#[derive(Default)]
+struct Book {
+    replies: HashMap<String, Vec<Reply>>,
+    /// Every request: path and its If-None-Match.
+    seen: Vec<(String, Option<String>, Instant)>,
+    in_flight: usize,
+    most_in_flight: usize,
+}
+
+/// A status page server on a free port of 127.0.0.1, on its own runtime.
+struct Server {
+    addr: SocketAddr,
+    book: Arc<Mutex<Book>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Server {
+    fn start() -> Server {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let book = Arc::new(Mutex::new(Book::default()));
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = axum::Router::new()
+            .fallback(answer)
+            .with_state(book.clone());
+        runtime.spawn(async move { axum::serve(listener, app).await });
+        Server {
+            addr,
+            book,
+            _runtime: runtime,
+        }
+    }
+
+    /// The status page address of a provider served under `/<prefix>`.
+    fn page(&self, prefix: &str) -> String {
+        format!("http://{}/{prefix}", self.addr)
+    }
+
+    /// Sets how `/<prefix>/api/v2/<endpoint>` answers.
+    fn on(&self, prefix: &str, endpoint: &str, replies: Vec<Reply>) {
+        let path = format!("/{prefix}/api/v2/{endpoint}");
+        self.book.lock().unwrap().replies.insert(path, replies);
+    }
+
+    /// A provider whose incidents and maintenances answer as given.
+    fn provider(&self, prefix: &str, incidents: Vec<Reply>, maintenances: Vec<Reply>) {
+        self.on(prefix, "incidents.json", incidents);
+        self.on(prefix, "scheduled-maintenances.json", maintenances);
+    }
+
+    /// The requests so far for paths under `/<prefix>/`, with their If-None-Match.
+    fn seen(&self, prefix: &str) -> Vec<(String, Option<String>)> {
+        let start = format!("/{prefix}/");
+        self.book
+            .lock()
+            .unwrap()
+            .seen
+            .iter()
+            .filter(|(path, ..)| path.starts_with(&start))
+            .map(|(path, tag, _)| (path.clone(), tag.clone()))
+            .collect()
+    }
+}
+
+async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Response {
+    let path = request.uri().path().to_string();
+    let tag = request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .map(|v| v.to_str().unwrap().to_string());
+    let reply = {
+        let mut book = book.lock().unwrap();
+        book.seen.push((path.clone(), tag.clone(), Instant::now()));
+        book.in_flight += 1;
+        book.most_in_flight = book.most_in_flight.max(book.in_flight);
+        match book.replies.get_mut(&path) {
+            Some(replies) if replies.len() > 1 => Some(replies.remove(0)),
+            Some(replies) => replies.first().cloned(),
+            None => None,
+        }
+    };
+    let response = match reply {
+        None => StatusCode::NOT_FOUND.into_response(),
+        Some(Reply::Json { etag, .. }) if tag.as_deref() == Some(etag.as_str()) => {
+            (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response()
+        }
+        Some(Reply::Json { body, etag }) => (
+            [
+                (header::ETAG, etag),
+                (header::CONTENT_TYPE, "application/json".into()),
+            ],
+            body,
+        )
+            .into_response(),
+        Some(Reply::Status(code)) => StatusCode::from_u16(code).unwrap().into_response(),
+        Some(Reply::RetryAfter(code, secs)) => (
+            StatusCode::from_u16(code).unwrap(),
+            [(header::RETRY_AFTER, secs.to_string())],
+        )
+            .into_response(),
+        Some(Reply::Slow(wait)) => {
+            tokio::time::sleep(wait).await;
+            (StatusCode::OK, "{\"incidents\": []}").into_response()
+        }
+        Some(Reply::Redirect(to)) => (StatusCode::FOUND, [(header::LOCATION, to)]).into_response(),
+        Some(Reply::Huge(mib)) => {
+            let chunks =
+                (0..mib * 16).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![b' '; 65536])));
+            Body::from_stream(tokio_stream::iter(chunks)).into_response()
+        }
+    };
+    book.lock().unwrap().in_flight -= 1;
+    response
+}
+
+fn run(site: &Site, args: &[&str]) -> (Output, String) {
+    let output = site.run(args);
+    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+    (output, stdout)
+}
+
+/// Runs a sync that must succeed; its stdout.
+fn sync(site: &Site, args: &[&str]) -> String {
+    let mut all = vec!["sync"];
+    all.extend_from_slice(args);
+    let (output, stdout) = run(site, &all);
+    assert!(
+        output.status.success(),
+        "sync failed ({:?}):\n{stdout}\n{}",
+        output.status.code(),
+        stderr(&output)
+    );
+    stdout
+}
+
+fn add(site: &Site, args: &[&str]) -> String {
+    let mut all = vec!["provider", "add"];
+    all.extend_from_slice(args);
+    let (output, stdout) = run(site, &all);
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout
+}
+
+/// The archive's sources: what a sync may change.
+fn content(site: &Site) -> BTreeMap<String, Vec<u8>> {
+    tree(&site.path("content"))
+}
+
+/// A site with `content/` and nothing in it.
+fn empty_site() -> Site {
+    let site = Site::new(&[]);
+    std::fs::create_dir_all(site.path("content")).unwrap();
+    site
+}
+
+/// `incidents.json` with one more update on its first incident.
+fn with_new_update(body: &str) -> String {
+    let mut json: serde_json::Value = serde_json::from_str(body).unwrap();
+    let updates = json["incidents"][0]["incident_updates"]
+        .as_array_mut()
+        .unwrap();
+    let mut newer = updates[0].clone();
+    newer["id"] = "synced-update".into();
+    newer["status"] = "resolved".into();
+    newer["body"] = "This incident has been resolved, says the newer payload.".into();
+    newer["created_at"] = "2026-08-18T12:00:00.000Z".into();
+    newer["display_at"] = "2026-08-18T12:00:00.000Z".into();
+    updates.insert(0, newer);
+    json["incidents"][0]["status"] = "resolved".into();
+    json["incidents"][0]["resolved_at"] = "2026-08-18T12:00:00.000Z".into();
+    json.to_string()
+}
+
+#[test]
+fn a_new_user_adds_two_providers_syncs_and_a_second_sync_changes_nothing() {
+    let server = Server::start();
+    let incidents = payload("github-summary-two-open-incidents.json");
+    server.provider(
+        "github",
+        vec![json(&incidents, "v1")],
+        vec![json(
+            &payload("github-summary-scheduled-maintenance.json"),
+            "m1",
+        )],
+    );
+    server.provider(
+        "acme",
+        vec![json(
+            &payload("github-summary-critical-incident.json"),
+            "a1",
+        )],
+        vec![json("{\"scheduled_maintenances\": []}", "a2")],
+    );
+    let site = empty_site();
+    let added = add(&site, &["github", &server.page("github")]);
+    assert!(
+        added.starts_with("created ") && added.contains("content/github/_index.md"),
+        "{added}"
+    );
+    add(
+        &site,
+        &["acme", &server.page("acme"), "--name", "Acme Cloud"],
+    );
+
+    let first = sync(&site, &[]);
+    assert!(
+        first.contains("github: 3 new, 0 updated, 0 unchanged"),
+        "{first}"
+    );
+    assert!(
+        first.contains("acme: 1 new, 0 updated, 0 unchanged"),
+        "{first}"
+    );
+    assert!(
+        first.contains("synced 2 of 2 providers: 4 new, 0 updated, 0 unchanged"),
+        "{first}"
+    );
+    // The page's own name fills in the `_index.md` that had none; a given name stays.
+    let index = std::fs::read_to_string(site.path("content/github/_index.md")).unwrap();
+    assert!(index.starts_with("---\nname: \"GitHub\"\n"), "{index}");
+    let acme = std::fs::read_to_string(site.path("content/acme/_index.md")).unwrap();
+    assert!(acme.contains("name: \"Acme Cloud\""), "{acme}");
+    assert!(site.path(".outages-cache/sync.json").is_file());
+
+    // The files build, and the pages show the providers by name.
+    site.build(&[]);
+    let provider = site.read("github/index.html");
+    assert!(provider.contains("GitHub"));
+    assert_eq!(site.rows("github/index.html"), 3);
+    assert_eq!(site.rows("acme/index.html"), 1);
+
+    // Again: every request is conditional, every answer 304, and nothing changes.
+    let before = content(&site);
+    let second = sync(&site, &[]);
+    assert!(second.contains("github: unchanged (304)"), "{second}");
+    assert!(second.contains("acme: unchanged (304)"), "{second}");
+    assert!(second.contains("2 not modified"), "{second}");
+    assert_eq!(content(&site), before);
+    let conditional: Vec<_> = server.seen("github").into_iter().skip(2).collect();
+    assert_eq!(conditional.len(), 2);
+    for (path, tag) in &conditional {
+        assert!(tag.is_some(), "{path} was asked without If-None-Match");
+    }
+
+    // A newer payload adds its update to the file that holds the incident; a dry run says
+    // so first and writes nothing, not even the server's new validators.
+    server.provider(
+        "github",
+        vec![json(&with_new_update(&incidents), "v2")],
+        vec![json(
+            &payload("github-summary-scheduled-maintenance.json"),
+            "m1",
+        )],
+    );
+    let state = std::fs::read(site.path(".outages-cache/sync.json")).unwrap();
+    let dry = sync(&site, &["github", "--dry-run"]);
+    assert!(
+        dry.contains("github: 0 new, 1 updated, 1 unchanged (dry run)"),
+        "{dry}"
+    );
+    assert!(dry.contains("nothing was written"), "{dry}");
+    assert_eq!(content(&site), before);
+    assert_eq!(
+        std::fs::read(site.path(".outages-cache/sync.json")).unwrap(),
+        state
+    );
+    let third = sync(&site, &["github"]);
+    assert!(
+        third.contains("github: 0 new, 1 updated, 1 unchanged"),
+        "{third}"
+    );
+    assert!(third.contains("(+1 update)"), "{third}");
+    let changed: Vec<_> = content(&site)
+        .into_iter()
+        .filter(|(path, bytes)| before.get(path) != Some(bytes))
+        .collect();
+    assert_eq!(changed.len(), 1, "one file holds the incident");
+    let text = String::from_utf8(changed[0].1.clone()).unwrap();
+    assert!(text.contains("says the newer payload"), "{text}");
+    let fourth = sync(&site, &["github"]);
+    assert!(fourth.contains("github: unchanged (304)"), "{fourth}");
+}
+
+#[test]
+fn a_server_error_is_retried_and_retry_after_is_waited_for() {
+    let server = Server::start();
+    let empty = "{\"incidents\": [], \"scheduled_maintenances\": []}";
+    server.provider(
+        "flaky",
+        vec![
+            Reply::Status(500),
+            Reply::Status(502),
+            json(&payload("github-summary-critical-incident.json"), "f"),
+        ],
+        vec![Reply::RetryAfter(429, 1), json(empty, "e")],
+    );
+    let site = empty_site();
+    add(&site, &["flaky", &server.page("flaky"), "--name", "Flaky"]);
+    let out = sync(&site, &[]);
+    assert!(out.contains("flaky: 1 new"), "{out}");
+    let book = server.book.lock().unwrap();
+    let times: Vec<Instant> = book
+        .seen
+        .iter()
+        .filter(|(path, ..)| path.ends_with("scheduled-maintenances.json"))
+        .map(|(.., at)| *at)
+        .collect();
+    assert_eq!(times.len(), 2);
+    assert!(
+        times[1] - times[0] >= Duration::from_millis(950),
+        "Retry-After: 1 was not waited for: {:?}",
+        times[1] - times[0]
+    );
+    let incidents = book
+        .seen
+        .iter()
+        .filter(|(path, ..)| path.ends_with("incidents.json"))
+        .count();
+    assert_eq!(incidents, 3, "two server errors, then the answer");
+}
+
+#[test]
+fn each_failure_is_its_providers_alone_and_writes_nothing_for_it() {
+    let server = Server::start();
+    let empty = "{\"scheduled_maintenances\": []}";
+    let good = payload("github-summary-critical-incident.json");
+    let cases: [(&str, Reply, &str); 7] = [
+        (
+            "slow",
+            Reply::Slow(Duration::from_secs(5)),
+            "no complete answer within 1 s (3 tries)",
+        ),
+        ("huge", Reply::Huge(20), "over 16 MB"),
+        ("badjson", json("{\"incidents\": [", "b"), "invalid JSON"),
+        (
+            "shape",
+            json("{\"status\": {}}", "s"),
+            "this is not a Statuspage payload",
+        ),
+        ("gone", Reply::Status(404), "HTTP 404 Not Found"),
+        (
+            "loop",
+            Reply::Redirect("/loop/api/v2/incidents.json".into()),
+            "redirect loop",
+        ),
+        (
+            "down",
+            Reply::Status(503),
+            "HTTP 503 Service Unavailable (3 tries)",
+        ),
+    ];
+    let site = empty_site();
+    for (name, reply, _) in &cases {
+        server.provider(name, vec![reply.clone()], vec![json(empty, "e")]);
+        add(&site, &[name, &server.page(name), "--name", name]);
+    }
+    server.provider("fine", vec![json(&good, "g")], vec![json(empty, "e")]);
+    add(&site, &["fine", &server.page("fine"), "--name", "Fine"]);
+    let before = content(&site);
+
+    let (output, stdout) = run(&site, &["sync", "--timeout", "1"]);
+    let errors = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{stdout}\n{errors}");
+    assert!(stdout.contains("fine: 1 new"), "{stdout}");
+    assert!(
+        stdout.contains("synced 1 of 8 providers: 1 new, 0 updated, 0 unchanged; 7 failed"),
+        "{stdout}"
+    );
+    for (name, _, reason) in &cases {
+        let line = errors
+            .lines()
+            .position(|l| l.starts_with(&format!("{name}: failed")))
+            .unwrap_or_else(|| panic!("no failure for {name}:\n{errors}"));
+        let told: String = errors
+            .lines()
+            .skip(line)
+            .take(4)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            told.contains(reason),
+            "{name}: expected `{reason}` in:\n{told}"
+        );
+        assert!(
+            told.contains(&format!("/{name}/api/v2/incidents.json")),
+            "{name}: the URL is named:\n{told}"
+        );
+    }
+    // Only the provider that synced has new files.
+    let after = content(&site);
+    let new: Vec<&String> = after.keys().filter(|p| !before.contains_key(*p)).collect();
+    assert_eq!(new.len(), 1, "{new:?}");
+    assert!(new[0].starts_with("fine/"), "{new:?}");
+}
+
+#[test]
+fn providers_on_one_host_are_fetched_one_request_at_a_time() {
+    let server = Server::start();
+    let site = empty_site();
+    for name in ["one", "two", "three"] {
+        server.provider(
+            name,
+            vec![Reply::Slow(Duration::from_millis(200))],
+            vec![Reply::Slow(Duration::from_millis(200))],
+        );
+        add(&site, &[name, &server.page(name), "--name", name]);
+    }
+    let out = sync(&site, &["--jobs", "8"]);
+    assert!(out.contains("synced 3 of 3 providers"), "{out}");
+    let book = server.book.lock().unwrap();
+    assert_eq!(book.seen.len(), 6);
+    assert_eq!(book.most_in_flight, 1, "one host, one request at a time");
+}
+
+#[test]
+fn sync_follows_only_providers_with_a_status_page_and_not_opted_out() {
+    let server = Server::start();
+    server.provider(
+        "on",
+        vec![json(&payload("github-summary-critical-incident.json"), "x")],
+        vec![json("{\"scheduled_maintenances\": []}", "y")],
+    );
+    server.provider("off", vec![Reply::Status(500)], vec![Reply::Status(500)]);
+    let site = Site::new(&[
+        ("content/plain/_index.md", "---\nname: Plain\n---\n"),
+        (
+            "content/off/_index.md",
+            &format!(
+                "---\nname: Off\nstatus_page: {}\nsync: false\n---\n",
+                server.page("off")
+            ),
+        ),
+        (
+            "content/on/_index.md",
+            &format!(
+                "---\nname: On\nstatus_page: {}\nsync: {{kind: statuspage}}\n---\n",
+                server.page("on")
+            ),
+        ),
+    ]);
+    let out = sync(&site, &[]);
+    assert!(out.contains("synced 1 of 1 provider"), "{out}");
+    assert!(server.seen("off").is_empty());
+    site.build(&[]);
+
+    // Named ones are synced even when opted out; unknown ones and ones without a page are
+    // usage errors.
+    let (output, _) = run(&site, &["sync", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no provider `nope`"),
+        "{}",
+        stderr(&output)
+    );
+    let (output, _) = run(&site, &["sync", "plain"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("has no `status_page`"),
+        "{}",
+        stderr(&output)
+    );
+
+    // A wrong `sync:` value is an error at its place, for build and sync alike.
+    site.write(
+        "content/on/_index.md",
+        "---\nname: On\nstatus_page: https://status.example.com\nsync: {kind: rss}\n---\n",
+    );
+    let (output, _) = run(&site, &["sync"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("content/on/_index.md:4:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn provider_add_refuses_what_it_cannot_write_well() {
+    let site = empty_site();
+    add(
+        &site,
+        &["github", "https://www.githubstatus.com", "--name", "GitHub"],
+    );
+    for (args, says) in [
+        (
+            vec!["github", "https://www.githubstatus.com"],
+            "exists already",
+        ),
+        (vec!["other", "javascript:alert(1)"], "not a web address"),
+        (vec!["../x", "https://x.example.com"], "provider `../x`"),
+    ] {
+        let mut all = vec!["provider", "add"];
+        all.extend(args);
+        let (output, _) = run(&site, &all);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+    }
+    site.build(&[]);
+    assert!(site.read("github/index.html").contains("githubstatus.com"));
+}
+
+/// The workflow users copy: valid YAML with what the README promises.
+#[test]
+fn the_sync_workflow_runs_on_a_schedule_one_at_a_time_and_deploys() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.github/workflows/sync.yml"
+    ))
+    .unwrap();
+    let workflow: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    let on = &workflow["on"];
+    assert!(on["schedule"][0]["cron"].is_string(), "{on}");
+    assert!(on.get("workflow_dispatch").is_some(), "{on}");
+    assert!(workflow["concurrency"]["group"].is_string());
+    assert_eq!(workflow["permissions"]["contents"], "write");
+    let jobs = workflow["jobs"].as_object().unwrap();
+    let runs: Vec<&str> = jobs
+        .values()
+        .flat_map(|job| job["steps"].as_array().into_iter().flatten())
+        .filter_map(|step| step["run"].as_str())
+        .collect();
+    assert!(runs.iter().any(|r| r.contains("sync")), "{runs:?}");
+    assert!(runs.iter().any(|r| r.contains("git commit")), "{runs:?}");
+    let deploys = jobs
+        .values()
+        .any(|job| job["uses"].as_str() == Some("./.github/workflows/pages.yml"));
+    assert!(deploys, "the Pages workflow deploys what sync committed");
+    let pages = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.github/workflows/pages.yml"
+    ))
+    .unwrap();
+    let pages: serde_json::Value = serde_saphyr::from_str(&pages).unwrap();
+    assert!(pages["on"].get("workflow_call").is_some());
+}
