@@ -575,15 +575,19 @@ fn the_sync_workflow_runs_on_a_schedule_one_at_a_time_and_deploys() {
         .collect();
     assert!(runs.iter().any(|r| r.contains("sync")), "{runs:?}");
     assert!(runs.iter().any(|r| r.contains("git commit")), "{runs:?}");
-    let deploys = jobs
+    let deploy = jobs
         .values()
-        .any(|job| job["uses"].as_str() == Some("./.github/workflows/pages.yml"));
-    assert!(deploys, "the Pages workflow deploys what sync committed");
+        .find(|job| job["uses"].as_str() == Some("./.github/workflows/pages.yml"))
+        .expect("the Pages workflow deploys what sync committed");
+    // The run started from the commit before the sync's: the deploy builds the new one.
+    assert_eq!(deploy["with"]["ref"], "${{ needs.sync.outputs.commit }}");
     let pages = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/.github/workflows/pages.yml"
     ))
     .unwrap();
     let pages: serde_json::Value = serde_saphyr::from_str(&pages).unwrap();
-    assert!(pages["on"].get("workflow_call").is_some());
+    assert!(pages["on"]["workflow_call"]["inputs"].get("ref").is_some());
+    let checkout = &pages["jobs"]["build"]["steps"][0];
+    assert_eq!(checkout["with"]["ref"], "${{ inputs.ref }}");
 }
