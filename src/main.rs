@@ -214,7 +214,7 @@ fn main() -> ExitCode {
                 },
         } => {
             return match sync::providers::add(&site.root, &slug, &status_page, name.as_deref()) {
-                Ok(path) => {
+                Ok((slug, path)) => {
                     println!("created {}", path.display());
                     println!("now: outages sync {slug}");
                     ExitCode::SUCCESS
@@ -363,7 +363,6 @@ fn sync(options: &sync::Options) -> ExitCode {
             }
         }
         Err(sync::Error::Usage(message)) => usage_error(&message),
-        Err(sync::Error::Invalid(problems)) => invalid(Diagnostics(problems)),
     }
 }
 

@@ -95,6 +95,12 @@ fn open_no_wait(path: &Path) -> std::io::Result<File> {
 /// Checks and normalises a file's bytes.
 pub fn clean_text(bytes: Vec<u8>) -> Result<String, TextError> {
     too_large(bytes.len())?;
+    decode_text(bytes)
+}
+
+/// Checks and normalises bytes of any size (a payload, whose size the caller bounds): UTF-8,
+/// without a BOM, `\n` line ends, no forbidden characters.
+pub fn decode_text(bytes: Vec<u8>) -> Result<String, TextError> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..at];

@@ -541,7 +541,8 @@ struct StagedFile {
 }
 
 impl Staged {
-    /// Writes `text` beside `target` and reads it back with the loader.
+    /// Reads `text` with the loader as if it were `target` (every field and update as
+    /// planned), then writes it beside `target`.
     fn stage(
         &mut self,
         root: &Path,
@@ -568,6 +569,29 @@ impl Staged {
             ))
             .with_hint("split the incident by hand, or leave it out of the payload"));
         }
+        // Checked in memory, so a dry run refuses what a real one would.
+        match content::load_bytes(root, target, text.as_bytes().to_vec()) {
+            Ok(Loaded::Incident(loaded)) => match expected.mismatch(&loaded) {
+                None => {}
+                Some(what) => {
+                    return Err(refuse(format!(
+                        "written, it would not read back to the same {what}"
+                    ))
+                    .with_hint(
+                        "the text around the import's fields or updates was edited in a way an import cannot merge into; merge by hand",
+                    ));
+                }
+            },
+            Ok(Loaded::Provider(..)) => {
+                return Err(refuse("it would not read as an incident".into()));
+            }
+            Err(problems) => {
+                return Err(refuse(format!(
+                    "written, it would not load: {}",
+                    problems.first().map(|d| d.message.as_str()).unwrap_or("")
+                )));
+            }
+        }
         if self.dry_run {
             return Ok(());
         }
@@ -587,23 +611,7 @@ impl Staged {
             target: target.to_path_buf(),
             original,
         });
-        written.map_err(|e| refuse(format!("cannot write beside it: {e}")))?;
-        match content::load_file(root, &temp) {
-            Ok(Loaded::Incident(loaded)) => match expected.mismatch(&loaded) {
-                None => Ok(()),
-                Some(what) => Err(refuse(format!(
-                    "written, it would not read back to the same {what}"
-                ))
-                .with_hint(
-                    "the text around the import's fields or updates was edited in a way an import cannot merge into; merge by hand",
-                )),
-            },
-            Ok(Loaded::Provider(..)) => Err(refuse("it would not read as an incident".into())),
-            Err(problems) => Err(refuse(format!(
-                "written, it would not load: {}",
-                problems.first().map(|d| d.message.as_str()).unwrap_or("")
-            ))),
-        }
+        written.map_err(|e| refuse(format!("cannot write beside it: {e}")))
     }
 
     fn make_folder(&mut self, root: &Path, dir: &Path) -> std::io::Result<()> {
@@ -622,35 +630,68 @@ impl Staged {
     }
 
     /// Puts every staged file in place: a new one only under a name nothing holds, a
-    /// changed one only if nobody changed it since it was read.
+    /// changed one only if nobody changed it since it was read. Every file is checked
+    /// before the first is put in place, and those put in place are undone if a later one
+    /// fails, so the archive gets all of them or none.
     fn commit(mut self, root: &Path) -> Result<(), Vec<Diagnostic>> {
         self.committed = true;
+        let refuse = |file: &StagedFile, why: String| {
+            vec![Diagnostic::file(display_path(root, &file.target), why).with_hint("run it again")]
+        };
         for file in &self.files {
-            let (temp, target) = (&file.temp, root.join(&file.target));
-            let shown = display_path(root, &file.target);
+            if let Err(why) = file.still_as_planned(root) {
+                self.committed = false;
+                return Err(refuse(file, why));
+            }
+        }
+        for (done, file) in self.files.iter().enumerate() {
+            let target = root.join(&file.target);
             let result = match &file.original {
-                None => std::fs::hard_link(temp, &target).map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::AlreadyExists {
-                        "a file of this name appeared during the import; it was left as it is"
-                            .to_string()
-                    } else {
-                        format!("cannot write: {e}")
-                    }
-                }),
-                Some(original) => match std::fs::read(&target) {
-                    Ok(now) if now == *original => {
-                        std::fs::rename(temp, &target).map_err(|e| format!("cannot write: {e}"))
-                    }
-                    _ => Err("the file changed during the import; it was left as it is".into()),
-                },
+                None => std::fs::hard_link(&file.temp, &target),
+                Some(_) => std::fs::rename(&file.temp, &target),
             };
-            if let Err(why) = result {
-                return Err(vec![
-                    Diagnostic::file(shown, why).with_hint("run the import again"),
-                ]);
+            if let Err(e) = result {
+                for undone in self.files[..done].iter().rev() {
+                    undone.undo(root);
+                }
+                self.committed = false;
+                return Err(refuse(
+                    file,
+                    format!("cannot write: {e}; nothing was written"),
+                ));
             }
         }
         Ok(())
+    }
+}
+
+impl StagedFile {
+    fn still_as_planned(&self, root: &Path) -> Result<(), String> {
+        let target = root.join(&self.target);
+        match &self.original {
+            None => match std::fs::symlink_metadata(&target) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err("a file of this name appeared meanwhile; nothing was written".to_string()),
+            },
+            Some(original) => match std::fs::read(&target) {
+                Ok(now) if now == *original => Ok(()),
+                _ => Err("the file changed meanwhile; nothing was written".into()),
+            },
+        }
+    }
+
+    /// Puts back what the target held before this file was committed.
+    fn undo(&self, root: &Path) {
+        let target = root.join(&self.target);
+        match &self.original {
+            None => {
+                let _ = std::fs::remove_file(&target);
+            }
+            Some(original) => {
+                let _ = std::fs::write(&self.temp, original)
+                    .and_then(|()| std::fs::rename(&self.temp, &target));
+            }
+        }
     }
 }
 
@@ -695,4 +736,89 @@ pub fn create_file(path: &Path, text: &str) -> std::io::Result<()> {
     let linked = std::fs::hard_link(&temp, path);
     let _ = std::fs::remove_file(&temp);
     linked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A staged file whose temporary copy holds `text`.
+    fn staged(root: &Path, target: &str, text: &str, original: Option<&str>) -> StagedFile {
+        let temp = root.join(format!("{}.staged", target.replace('/', "_")));
+        std::fs::write(&temp, text).unwrap();
+        StagedFile {
+            temp,
+            target: PathBuf::from(target),
+            original: original.map(|o| o.as_bytes().to_vec()),
+        }
+    }
+
+    fn commit(root: &Path, files: Vec<StagedFile>) -> Result<(), Vec<Diagnostic>> {
+        let mut staged = Staged::default();
+        staged.files = files;
+        staged.commit(root)
+    }
+
+    #[test]
+    fn a_commit_puts_every_file_in_place_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("old.md"), "old").unwrap();
+        // A name taken after planning: found before anything is put in place.
+        std::fs::write(root.join("taken.md"), "someone's").unwrap();
+        let refused = commit(
+            root,
+            vec![
+                staged(root, "old.md", "new", Some("old")),
+                staged(root, "taken.md", "ours", None),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            refused[0].message.contains("appeared meanwhile"),
+            "{refused:?}"
+        );
+        assert_eq!(std::fs::read_to_string(root.join("old.md")).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_to_string(root.join("taken.md")).unwrap(),
+            "someone's"
+        );
+
+        // A write that fails half way: what was put in place is undone.
+        let failed = commit(
+            root,
+            vec![
+                staged(root, "old.md", "new", Some("old")),
+                staged(root, "fresh.md", "fresh", None),
+                staged(root, "gone/x.md", "x", None),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            failed[0].message.contains("nothing was written"),
+            "{failed:?}"
+        );
+        assert_eq!(std::fs::read_to_string(root.join("old.md")).unwrap(), "old");
+        assert!(!root.join("fresh.md").exists());
+
+        commit(
+            root,
+            vec![
+                staged(root, "old.md", "new", Some("old")),
+                staged(root, "fresh.md", "fresh", None),
+            ],
+        )
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("old.md")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(root.join("fresh.md")).unwrap(),
+            "fresh"
+        );
+        let left: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name.ends_with(".staged"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 }

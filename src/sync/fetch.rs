@@ -259,12 +259,11 @@ impl Client {
         if error.is_redirect() {
             return Attempt::Done(Err(reason(error)));
         }
+        // Only timeouts are worth another try at once: a name that does not resolve, a
+        // refused connection or a bad certificate will be the same in a second.
         let why = reason(error);
-        if error.is_connect() || error.is_request() || error.is_body() {
-            return Attempt::Again {
-                reason: format!("cannot connect: {why}"),
-                wait: None,
-            };
+        if error.is_connect() {
+            return Attempt::Done(Err(format!("cannot connect: {why}")));
         }
         Attempt::Done(Err(why))
     }

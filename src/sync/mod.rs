@@ -20,12 +20,12 @@ use std::sync::Arc;
 use indicatif::ProgressBar;
 use reqwest::Url;
 
-use crate::content::source::clean_text;
+use crate::content::source::decode_text;
 use crate::diagnostics::{Diagnostic, Diagnostics, count};
 use crate::import::{self, Change, Mode, Outcome, statuspage};
 use crate::model::Slug;
 use fetch::{Client, Failure, Fetched, Limits, Validators};
-use providers::{Followed, Refusal};
+use providers::Followed;
 use state::State;
 
 /// The Statuspage v2 endpoints a sync reads, under the status page's address.
@@ -52,14 +52,13 @@ pub struct Options {
 pub enum Error {
     /// The command was wrong (exit 2).
     Usage(String),
-    /// A provider's `_index.md` does not load (exit 1).
-    Invalid(Vec<Diagnostic>),
 }
 
 /// What a sync did to one provider.
 #[derive(Debug)]
 pub struct Synced {
-    pub provider: Slug,
+    /// The provider's slug (its folder's name, if its `_index.md` does not load).
+    pub provider: String,
     pub result: Result<Done, Failed>,
     pub mode: Mode,
 }
@@ -70,8 +69,9 @@ pub enum Done {
     NotModified,
     Merged {
         outcomes: Vec<Outcome>,
-        /// The name the status page gives, written into an `_index.md` that had none.
-        named: Option<(String, PathBuf)>,
+        /// The name the status page gives, written into an `_index.md` that had none (or
+        /// why it was not: the incidents are in, so that is a warning only).
+        named: Option<Result<(String, PathBuf), String>>,
     },
 }
 
@@ -109,20 +109,28 @@ pub fn run(
     progress: &ProgressBar,
     mut each: impl FnMut(&Synced),
 ) -> Result<Summary, Error> {
-    let followed =
-        providers::followed(&options.root, &options.providers).map_err(
-            |refusal| match refusal {
-                Refusal::Usage(message) => Error::Usage(message),
-                Refusal::Invalid(problems) => Error::Invalid(problems),
-            },
-        )?;
+    let selection = providers::followed(&options.root, &options.providers).map_err(Error::Usage)?;
     let mut summary = Summary::default();
     let (mut state, warning) = State::load(&options.state_dir);
     summary.warnings.extend(warning);
+    for (provider, problems) in selection.broken {
+        let synced = Synced {
+            provider,
+            result: Err(Failed::Content(problems)),
+            mode: options.mode,
+        };
+        each(&synced);
+        summary.synced.push(synced);
+    }
+    let followed = selection.followed;
     if followed.is_empty() {
         return Ok(summary);
     }
     progress.set_length(followed.len() as u64);
+    let mut pending: BTreeMap<String, Slug> = followed
+        .iter()
+        .map(|f| (f.slug.to_string(), f.slug.clone()))
+        .collect();
     let client = Arc::new(Client::new(options.limits.clone()).map_err(Error::Usage)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -159,9 +167,24 @@ pub fn run(
     }
     drop(sender);
     while let Some((provider, answers)) = receiver.blocking_recv() {
+        pending.remove(provider.slug.as_str());
         let synced = merge(options, &mut state, provider, answers);
         each(&synced);
         progress.inc(1);
+        summary.synced.push(synced);
+    }
+    // A fetch that stopped without an answer (it cannot, short of a bug) still counts.
+    for (provider, _) in pending {
+        let synced = Synced {
+            provider,
+            result: Err(Failed::Fetch(Failure {
+                url: String::new(),
+                reason: "the fetch stopped without an answer".into(),
+                hint: None,
+            })),
+            mode: options.mode,
+        };
+        each(&synced);
         summary.synced.push(synced);
     }
     if options.mode == Mode::Write
@@ -191,7 +214,7 @@ fn merge(options: &Options, state: &mut State, provider: Followed, answers: Answ
         .map_err(Failed::Fetch)
         .and_then(|answers| merge_answers(options, state, &provider, answers));
     Synced {
-        provider: provider.slug,
+        provider: provider.slug.to_string(),
         result,
         mode: options.mode,
     }
@@ -212,7 +235,7 @@ fn merge_answers(
             continue;
         };
         let origin = PathBuf::from(url.as_str());
-        let parsed = clean_text(bytes)
+        let parsed = decode_text(bytes)
             .map_err(|e| e.into_diagnostic(&origin))
             .and_then(|text| statuspage::parse(&origin, &text));
         match parsed {
@@ -243,10 +266,9 @@ fn merge_answers(
         options.mode,
     )
     .map_err(Failed::Content)?;
-    let named = match page_name.filter(|_| provider.unnamed) {
-        Some(name) => name_provider(options, provider, &name)?,
-        None => None,
-    };
+    let named = page_name
+        .filter(|_| provider.unnamed)
+        .and_then(|name| name_provider(options, provider, &name));
     if options.mode == Mode::Write {
         for (url, validators) in fresh {
             state.set(url.as_str(), validators);
@@ -260,16 +282,17 @@ fn name_provider(
     options: &Options,
     provider: &Followed,
     name: &str,
-) -> Result<Option<(String, PathBuf)>, Failed> {
+) -> Option<Result<(String, PathBuf), String>> {
     let name = import::text::one_line(name);
     if name.is_empty() {
-        return Ok(None);
+        return None;
     }
-    if options.mode == Mode::Write {
-        providers::set_name(&options.root, &provider.file, &name)
-            .map_err(|why| Failed::Content(vec![Diagnostic::file(&provider.file, why)]))?;
+    if options.mode == Mode::Write
+        && let Err(why) = providers::set_name(&options.root, &provider.file, &name)
+    {
+        return Some(Err(why));
     }
-    Ok(Some((name, provider.file.clone())))
+    Some(Ok((name, provider.file.clone())))
 }
 
 impl Synced {
@@ -317,7 +340,10 @@ impl fmt::Display for Synced {
                     let shown = outcome.to_string().replace('\n', "\n  ");
                     write!(f, "\n  {shown}")?;
                 }
-                if let Some((name, file)) = named {
+                if let Some(Err(why)) = named {
+                    write!(f, "\n  warning: {why}")?;
+                }
+                if let Some(Ok((name, file))) = named {
                     let name = import::quoted(name);
                     let file = file.display();
                     write!(
@@ -326,6 +352,9 @@ impl fmt::Display for Synced {
                     )?;
                 }
                 Ok(())
+            }
+            Err(Failed::Fetch(failure)) if failure.url.is_empty() => {
+                write!(f, "{provider}: failed: {}", failure.reason)
             }
             Err(Failed::Fetch(failure)) => {
                 write!(f, "{provider}: failed: {}: {}", failure.url, failure.reason)?;

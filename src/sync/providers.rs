@@ -45,77 +45,92 @@ impl Followed {
     }
 }
 
-/// Why the providers could not be listed.
-#[derive(Debug)]
-pub enum Refusal {
-    /// The command named something that is not there (exit 2).
-    Usage(String),
-    /// An `_index.md` does not load (exit 1).
-    Invalid(Vec<Diagnostic>),
+/// The providers a sync goes through.
+#[derive(Debug, Default)]
+pub struct Selection {
+    pub followed: Vec<Followed>,
+    /// Providers whose `_index.md` does not load (or names no usable page), by folder: each
+    /// fails alone.
+    pub broken: Vec<(String, Vec<Diagnostic>)>,
 }
 
-/// The providers to sync: those named in `wanted` (each must have a status page), or every
-/// provider with a status page and without `sync: false`.
-pub fn followed(root: &Path, wanted: &[String]) -> Result<Vec<Followed>, Refusal> {
-    content::require_dir(root).map_err(Refusal::Usage)?;
+/// The providers to sync: those named in `wanted` (each must exist and have a status page),
+/// or every provider with a status page and without `sync: false`. An error is a usage
+/// error: a name that is no provider.
+pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, String> {
+    content::require_dir(root)?;
+    let wanted = wanted
+        .iter()
+        .map(|name| Slug::from_name(name).map_err(|e| format!("the provider `{name}` {e}")))
+        .collect::<Result<Vec<Slug>, String>>()?;
     let mut all = Vec::new();
-    let mut errors = Vec::new();
+    let mut selection = Selection::default();
     let folders = std::fs::read_dir(root.join(CONTENT_DIR))
-        .map_err(|e| Refusal::Usage(format!("cannot list {CONTENT_DIR}/: {e}")))?;
+        .map_err(|e| format!("cannot list {CONTENT_DIR}/: {e}"))?;
     for folder in folders.flatten() {
-        let relative = Path::new(CONTENT_DIR)
-            .join(folder.file_name())
-            .join(PROVIDER_FILE);
+        let name = folder.file_name().to_string_lossy().into_owned();
+        let relative = Path::new(CONTENT_DIR).join(&name).join(PROVIDER_FILE);
         if !folder.file_type().is_ok_and(|t| t.is_dir())
             || std::fs::symlink_metadata(root.join(&relative)).is_err()
         {
             continue;
         }
+        let asked = wanted.is_empty() || wanted.iter().any(|w| w.as_str() == name);
         match content::load_file(root, &relative) {
             Ok(Loaded::Provider(slug, info)) => all.push((slug, info, relative)),
             Ok(Loaded::Incident(_)) => {}
-            Err(mut problems) => errors.append(&mut problems),
+            Err(problems) if asked => selection.broken.push((name, problems)),
+            Err(_) => {}
         }
     }
-    if !errors.is_empty() {
-        return Err(Refusal::Invalid(errors));
-    }
     all.sort_by(|a, b| a.0.cmp(&b.0));
-    for name in wanted {
-        match all.iter().find(|(slug, ..)| slug.as_str() == name) {
+    selection.broken.sort_by(|a, b| a.0.cmp(&b.0));
+    for slug in &wanted {
+        let broken = selection
+            .broken
+            .iter()
+            .any(|(name, _)| name == slug.as_str());
+        match all.iter().find(|(s, ..)| s == slug) {
+            None if broken => {}
             None => {
-                return Err(Refusal::Usage(format!(
-                    "no provider `{name}`: there is no {CONTENT_DIR}/{name}/{PROVIDER_FILE}; add it with `outages provider add {name} STATUS_PAGE_URL`"
-                )));
+                return Err(format!(
+                    "no provider `{slug}`: there is no {CONTENT_DIR}/{slug}/{PROVIDER_FILE}; add it with `outages provider add {slug} STATUS_PAGE_URL`"
+                ));
             }
             Some((_, info, file)) if info.status_page.is_none() => {
-                return Err(Refusal::Usage(format!(
-                    "the provider `{name}` has no `status_page` in {} to sync from",
+                return Err(format!(
+                    "the provider `{slug}` has no `status_page` in {} to sync from",
                     file.display()
-                )));
+                ));
             }
             Some(_) => {}
         }
     }
-    Ok(all
-        .into_iter()
-        .filter(|(slug, info, _)| {
-            if wanted.is_empty() {
-                info.sync != SyncKind::Off
-            } else {
-                wanted.iter().any(|w| w == slug.as_str())
-            }
-        })
-        .filter_map(|(slug, info, file)| {
-            let status_page = Url::parse(info.status_page?.as_str()).ok()?;
-            Some(Followed {
+    for (slug, info, file) in all {
+        let chosen = match wanted.is_empty() {
+            true => info.sync != SyncKind::Off,
+            false => wanted.contains(&slug),
+        };
+        let Some(page) = info.status_page.filter(|_| chosen) else {
+            continue;
+        };
+        match Url::parse(page.as_str()) {
+            Ok(status_page) => selection.followed.push(Followed {
                 slug,
                 status_page,
                 unnamed: info.name.is_none(),
                 file,
-            })
-        })
-        .collect())
+            }),
+            Err(e) => selection.broken.push((
+                slug.to_string(),
+                vec![Diagnostic::file(
+                    &file,
+                    format!("the status_page `{}` cannot be fetched: {e}", page.as_str()),
+                )],
+            )),
+        }
+    }
+    Ok(selection)
 }
 
 /// `outages provider add`: writes `content/<slug>/_index.md` naming the status page (and
@@ -125,7 +140,7 @@ pub fn add(
     slug: &str,
     status_page: &str,
     name: Option<&str>,
-) -> Result<PathBuf, String> {
+) -> Result<(Slug, PathBuf), String> {
     let slug = Slug::from_name(slug).map_err(|e| format!("the provider `{slug}` {e}"))?;
     content::require_dir(root)?;
     let url = WebUrl::parse(status_page).ok_or_else(|| {
@@ -148,25 +163,42 @@ pub fn add(
     }
     text.push_str(&format!("status_page: {}\n---\n", quoted(url.as_str())));
     create_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(display_path(root, &relative))
+    Ok((slug, display_path(root, &relative)))
 }
 
 /// Writes `name: <name>` into the provider's `_index.md`, which has none, as the first line
-/// of its front matter; the file is replaced whole, and only if it still reads as it did.
+/// of its front matter (in the file's own line ends); the file is replaced whole, and only if
+/// it still reads as it did. A `name:` line left empty is the user's: it is not touched.
 pub fn set_name(root: &Path, file: &Path, name: &str) -> Result<(), String> {
     let path = root.join(file);
     let name = text::one_line(name);
     let shown = display_path(root, file);
-    let cannot =
-        |why: String| format!("{}: cannot write the name `{name}`: {why}", shown.display());
-    let before = std::fs::read_to_string(&path).map_err(|e| cannot(e.to_string()))?;
-    let Some(rest) = before.strip_prefix("---\n") else {
-        return Err(cannot("it has no front matter".into()));
+    let cannot = |why: &str| {
+        format!(
+            "{}: the name `{name}` was not written: {why}",
+            shown.display()
+        )
     };
-    let after = format!("---\nname: {}\n{rest}", quoted(&name));
+    let before = std::fs::read_to_string(&path).map_err(|e| cannot(&e.to_string()))?;
+    let (bom, body) = match before.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", before.as_str()),
+    };
+    let Some(eol) = ["\n", "\r\n"]
+        .into_iter()
+        .find(|eol| body.starts_with(&format!("---{eol}")))
+    else {
+        return Err(cannot("the file has no front matter"));
+    };
+    let rest = &body[3 + eol.len()..];
+    let front = rest.lines().take_while(|line| line.trim_end() != "---");
+    if front.into_iter().any(|line| line.starts_with("name:")) {
+        return Err(cannot("its `name:` is empty; write the name there by hand"));
+    }
+    let after = format!("{bom}---{eol}name: {}{eol}{rest}", quoted(&name));
     match content::load_bytes(root, file, after.clone().into_bytes()) {
         Ok(Loaded::Provider(_, info)) if info.name.as_deref() == Some(name.as_str()) => {}
-        _ => return Err(cannot("the file would not read back with it".into())),
+        _ => return Err(cannot("the file would not read back with it")),
     }
     let temporary = path.with_file_name(format!(".{PROVIDER_FILE}.{}.sync", std::process::id()));
     let _ = std::fs::remove_file(&temporary);
@@ -182,8 +214,8 @@ pub fn set_name(root: &Path, file: &Path, name: &str) -> Result<(), String> {
                 Ok(now) if now == before => {
                     std::fs::rename(&temporary, &path).map_err(|e| e.to_string())
                 }
-                _ => Err("the file changed meanwhile; it was left as it is".into()),
+                _ => Err("the file changed meanwhile".into()),
             });
     let _ = std::fs::remove_file(&temporary);
-    result.map_err(cannot)
+    result.map_err(|why| cannot(&why))
 }

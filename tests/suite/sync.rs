@@ -307,7 +307,7 @@ fn a_new_user_adds_two_providers_syncs_and_a_second_sync_changes_nothing() {
         )],
     );
     let state = std::fs::read(site.path(".outages-cache/sync.json")).unwrap();
-    let dry = sync(&site, &["github", "--dry-run"]);
+    let dry = sync(&site, &["GitHub", "--dry-run"]);
     assert!(
         dry.contains("github: 0 new, 1 updated, 1 unchanged (dry run)"),
         "{dry}"
@@ -408,8 +408,15 @@ fn each_failure_is_its_providers_alone_and_writes_nothing_for_it() {
         server.provider(name, vec![reply.clone()], vec![json(empty, "e")]);
         add(&site, &[name, &server.page(name), "--name", name]);
     }
-    server.provider("fine", vec![json(&good, "g")], vec![json(empty, "e")]);
+    // Larger than a content file may be (4 MiB), as a payload of many incidents may be.
+    let padded = format!("{good}{}", " ".repeat(5 << 20));
+    server.provider("fine", vec![json(&padded, "g")], vec![json(empty, "e")]);
     add(&site, &["fine", &server.page("fine"), "--name", "Fine"]);
+    // Nothing listens there: refused at once, not tried again.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_page = format!("http://{}/closed", closed.local_addr().unwrap());
+    drop(closed);
+    add(&site, &["closed", &closed_page, "--name", "Closed"]);
     let before = content(&site);
 
     let (output, stdout) = run(&site, &["sync", "--timeout", "1"]);
@@ -417,8 +424,17 @@ fn each_failure_is_its_providers_alone_and_writes_nothing_for_it() {
     assert_eq!(output.status.code(), Some(3), "{stdout}\n{errors}");
     assert!(stdout.contains("fine: 1 new"), "{stdout}");
     assert!(
-        stdout.contains("synced 1 of 8 providers: 1 new, 0 updated, 0 unchanged; 7 failed"),
+        stdout.contains("synced 1 of 9 providers: 1 new, 0 updated, 0 unchanged; 8 failed"),
         "{stdout}"
+    );
+    let refused = errors
+        .lines()
+        .find(|l| l.starts_with("closed: failed"))
+        .unwrap_or_else(|| panic!("{errors}"));
+    assert!(refused.contains("cannot connect"), "{refused}");
+    assert!(
+        !refused.contains("tries"),
+        "a refused connection is not retried: {refused}"
     );
     for (name, _, reason) in &cases {
         let line = errors
@@ -514,18 +530,18 @@ fn sync_follows_only_providers_with_a_status_page_and_not_opted_out() {
         stderr(&output)
     );
 
-    // A wrong `sync:` value is an error at its place, for build and sync alike.
     site.write(
         "content/on/_index.md",
         "---\nname: On\nstatus_page: https://status.example.com\nsync: {kind: rss}\n---\n",
     );
-    let (output, _) = run(&site, &["sync"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("content/on/_index.md:4:"),
-        "{}",
-        stderr(&output)
-    );
+    // A wrong `sync:` value is an error at its place; for sync, that provider's alone.
+    let (output, stdout) = run(&site, &["sync"]);
+    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    let errors = stderr(&output);
+    assert!(errors.contains("on: failed"), "{errors}");
+    assert!(errors.contains("content/on/_index.md:4:"), "{errors}");
+    assert!(stdout.contains("synced 0 of 1 provider"), "{stdout}");
+    assert_eq!(site.run(&["build"]).status.code(), Some(1));
 }
 
 #[test]
@@ -551,6 +567,53 @@ fn provider_add_refuses_what_it_cannot_write_well() {
     }
     site.build(&[]);
     assert!(site.read("github/index.html").contains("githubstatus.com"));
+    // The slug printed is the folder's, and sync takes the name as typed too.
+    let out = add(&site, &["Status Cake", "https://status.example.com"]);
+    assert!(out.contains("content/status-cake/_index.md"), "{out}");
+    assert!(out.contains("now: outages sync status-cake"), "{out}");
+}
+
+#[test]
+fn the_page_name_goes_into_an_index_in_its_own_line_ends_and_an_empty_name_is_left_alone() {
+    let server = Server::start();
+    let empty = "{\"scheduled_maintenances\": []}";
+    let two = payload("github-summary-two-open-incidents.json");
+    server.provider("crlf", vec![json(&two, "c")], vec![json(empty, "e")]);
+    server.provider(
+        "blank",
+        vec![json(&payload("github-summary-critical-incident.json"), "b")],
+        vec![json(empty, "e")],
+    );
+    let site = Site::new(&[
+        (
+            "content/crlf/_index.md",
+            &format!(
+                "\u{feff}---\r\nstatus_page: {}\r\n---\r\nAbout.\r\n",
+                server.page("crlf")
+            ),
+        ),
+        (
+            "content/blank/_index.md",
+            &format!(
+                "---\nname: \"\"\nstatus_page: {}\n---\n",
+                server.page("blank")
+            ),
+        ),
+    ]);
+    let out = sync(&site, &[]);
+    assert!(out.contains("crlf: 2 new"), "{out}");
+    assert!(out.contains("blank: 1 new"), "{out}");
+    assert!(
+        out.contains("warning: ") && out.contains("its `name:` is empty"),
+        "{out}"
+    );
+    let crlf = std::fs::read_to_string(site.path("content/crlf/_index.md")).unwrap();
+    assert!(
+        crlf.starts_with("\u{feff}---\r\nname: \"GitHub\"\r\nstatus_page:"),
+        "{crlf:?}"
+    );
+    site.build(&[]);
+    assert!(site.read("crlf/index.html").contains("GitHub"));
 }
 
 /// The workflow users copy: valid YAML with what the README promises.
@@ -566,7 +629,8 @@ fn the_sync_workflow_runs_on_a_schedule_one_at_a_time_and_deploys() {
     assert!(on["schedule"][0]["cron"].is_string(), "{on}");
     assert!(on.get("workflow_dispatch").is_some(), "{on}");
     assert!(workflow["concurrency"]["group"].is_string());
-    assert_eq!(workflow["permissions"]["contents"], "write");
+    assert_eq!(workflow["permissions"]["contents"], "read");
+    assert_eq!(workflow["jobs"]["sync"]["permissions"]["contents"], "write");
     let jobs = workflow["jobs"].as_object().unwrap();
     let runs: Vec<&str> = jobs
         .values()
