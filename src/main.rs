@@ -67,6 +67,9 @@ enum ProviderCommand {
         /// The provider's name (default: the name its status page gives, on the first sync).
         #[arg(long)]
         name: Option<String>,
+        /// The provider's own web site.
+        #[arg(long)]
+        url: Option<String>,
         #[command(flatten)]
         site: SiteArgs,
     },
@@ -210,10 +213,17 @@ fn main() -> ExitCode {
                     slug,
                     status_page,
                     name,
+                    url,
                     site,
                 },
         } => {
-            return match sync::providers::add(&site.root, &slug, &status_page, name.as_deref()) {
+            let provider = sync::providers::NewProvider {
+                slug: &slug,
+                status_page: &status_page,
+                name: name.as_deref(),
+                url: url.as_deref(),
+            };
+            return match sync::providers::add(&site.root, &provider) {
                 Ok((slug, path)) => {
                     println!("created {}", path.display());
                     println!("now: outages sync {slug}");

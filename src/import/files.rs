@@ -19,16 +19,17 @@ use crate::content::{self, CONTENT_DIR, Loaded, frontmatter};
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, Slug, Source, Timestamp, Update};
 
-/// Writes every incident, or nothing when any of them cannot be written safely.
+/// Writes every incident, or nothing when any of them cannot be written safely; `index`
+/// learns what was written.
 pub fn write(
     root: &Path,
+    index: &mut Index,
     provider: &Slug,
     incidents: &[Imported],
     mode: Mode,
 ) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
     let folder = Path::new(CONTENT_DIR).join(provider.as_str());
     refuse_links(root, &folder).map_err(|e| vec![e])?;
-    let index = Index::load(root)?;
     let mut staged = Staged::default();
     staged.dry_run = mode == Mode::DryRun;
     let mut outcomes = Vec::new();
@@ -45,7 +46,7 @@ pub fn write(
                 change: Change::Yours,
                 kept: Vec::new(),
             }),
-            (Ok(None), None) => new_path(root, &folder, provider, incident, &index, &taken)
+            (Ok(None), None) => new_path(root, &folder, provider, incident, index, &taken)
                 .and_then(|path| {
                     taken.insert(path.clone());
                     create(root, &path, incident, &mut staged)
@@ -61,15 +62,20 @@ pub fn write(
         return Err(errors);
     }
     staged.commit(root)?;
+    let written = outcomes.iter().filter(|o| {
+        mode == Mode::Write && matches!(o.change, Change::Created { .. } | Change::Updated { .. })
+    });
+    index.refresh(root, written.map(|o| o.path.as_path()));
     Ok(outcomes)
 }
 
 /// A file of the archive and the incident it holds.
 type Held = (PathBuf, Arc<Incident>);
 
-/// The incidents already in `content/`, by source identity.
+/// The incidents already in `content/`, by source identity: read once (a sync of many
+/// providers does not read the archive again for each), kept current by [`write`].
 #[derive(Default)]
-struct Index {
+pub struct Index {
     by_source: BTreeMap<(String, String), Vec<Held>>,
     /// Files that do not load, with their text, in case one holds an incident imported now.
     broken: Vec<(PathBuf, String, String)>,
@@ -80,44 +86,65 @@ struct Index {
 }
 
 impl Index {
-    fn load(root: &Path) -> Result<Index, Vec<Diagnostic>> {
+    /// Reads every file under `root/content`.
+    pub fn load(root: &Path) -> Result<Index, Vec<Diagnostic>> {
         let mut index = Index::default();
         if std::fs::symlink_metadata(root.join(CONTENT_DIR)).is_err() {
             return Ok(index);
         }
         for (path, loaded) in content::load_all(root)? {
-            match loaded {
-                Ok(Loaded::Incident(incident)) => {
-                    index
-                        .slugs
-                        .insert((incident.provider.to_string(), incident.slug.to_string()));
-                    match (&incident.source, &incident.id) {
-                        (Some(source), _) => index
-                            .by_source
-                            .entry((source.kind.clone(), source.id.clone()))
-                            .or_default()
-                            .push((path, incident)),
-                        (None, Some(id)) => {
-                            let key = (incident.provider.to_string(), id.clone());
-                            index.taken_over.entry(key).or_insert(path);
-                        }
-                        (None, None) => {}
-                    }
-                }
-                Ok(Loaded::Provider(..)) => {}
-                Err(problems) => {
-                    let text = std::fs::read(root.join(&path))
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_default();
-                    let why = problems
-                        .first()
-                        .map(|d| d.message.clone())
-                        .unwrap_or_default();
-                    index.broken.push((path, text, why));
-                }
-            }
+            index.add(root, path, loaded);
         }
         Ok(index)
+    }
+
+    fn add(&mut self, root: &Path, path: PathBuf, loaded: Result<Loaded, Vec<Diagnostic>>) {
+        match loaded {
+            Ok(Loaded::Incident(incident)) => {
+                self.slugs
+                    .insert((incident.provider.to_string(), incident.slug.to_string()));
+                match (&incident.source, &incident.id) {
+                    (Some(source), _) => self
+                        .by_source
+                        .entry((source.kind.clone(), source.id.clone()))
+                        .or_default()
+                        .push((path, incident)),
+                    (None, Some(id)) => {
+                        let key = (incident.provider.to_string(), id.clone());
+                        self.taken_over.entry(key).or_insert(path);
+                    }
+                    (None, None) => {}
+                }
+            }
+            Ok(Loaded::Provider(..)) => {}
+            Err(problems) => {
+                let text = std::fs::read(root.join(&path))
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                let why = problems
+                    .first()
+                    .map(|d| d.message.clone())
+                    .unwrap_or_default();
+                self.broken.push((path, text, why));
+            }
+        }
+    }
+
+    /// Reads again the files at `paths` (just written), forgetting what they held before.
+    fn refresh<'a>(&mut self, root: &Path, paths: impl Iterator<Item = &'a Path>) {
+        let paths: BTreeSet<&Path> = paths.collect();
+        if paths.is_empty() {
+            return;
+        }
+        // One pass over what is known, whatever the number of files written.
+        self.by_source.retain(|_, held| {
+            held.retain(|(p, _)| !paths.contains(p.as_path()));
+            !held.is_empty()
+        });
+        self.broken.retain(|(p, ..)| !paths.contains(p.as_path()));
+        for path in paths {
+            self.add(root, path.to_path_buf(), content::load_file(root, path));
+        }
     }
 
     /// The one file that holds `incident`, if any.

@@ -25,7 +25,7 @@ use crate::content::source::clean_text;
 use crate::diagnostics::{Diagnostic, count};
 use crate::model::{Impact, Slug, Source, Timestamp, Update};
 
-pub use files::create_file;
+pub use files::{Index, create_file};
 
 /// An incident as a status page gives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -300,8 +300,16 @@ pub fn run(request: &Request) -> Result<Report, Error> {
     };
     let provider =
         Slug::from_name(&name).map_err(|e| Error::Usage(format!("the provider `{name}` {e}")))?;
-    let outcomes =
-        merge(request.root, &provider, file, incidents, Mode::Write).map_err(Error::Invalid)?;
+    let mut index = Index::load(request.root).map_err(Error::Invalid)?;
+    let outcomes = merge(
+        request.root,
+        &mut index,
+        &provider,
+        file,
+        incidents,
+        Mode::Write,
+    )
+    .map_err(Error::Invalid)?;
     Ok(Report { provider, outcomes })
 }
 
@@ -309,6 +317,7 @@ pub fn run(request: &Request) -> Result<Report, Error> {
 /// [writes](write) it: nothing at all when any incident could not be held by a file.
 pub fn merge(
     root: &Path,
+    index: &mut Index,
     provider: &Slug,
     origin: &Path,
     incidents: Vec<Imported>,
@@ -322,7 +331,7 @@ pub fn merge(
     if !problems.is_empty() {
         return Err(problems);
     }
-    write(root, provider, incidents, mode)
+    write(root, index, provider, incidents, mode)
 }
 
 /// Whether an import writes what it plans.
@@ -334,9 +343,11 @@ pub enum Mode {
 }
 
 /// Writes `incidents` into the archive at `root`: each into the file that already holds it
-/// (anywhere under `content/`), else into a new file under `content/<provider>/`.
+/// (anywhere under `content/`, as `index` knows it), else into a new file under
+/// `content/<provider>/`.
 pub fn write(
     root: &Path,
+    index: &mut Index,
     provider: &Slug,
     incidents: Vec<Imported>,
     mode: Mode,
@@ -351,7 +362,7 @@ pub fn write(
             None => unique.push(incident),
         }
     }
-    files::write(root, provider, &unique, mode)
+    files::write(root, index, provider, &unique, mode)
 }
 
 fn same_identity(a: &Source, b: &Source) -> bool {

@@ -166,9 +166,11 @@ pub fn run(
         });
     }
     drop(sender);
+    // The archive is read once, when the first provider has something new.
+    let mut archive = Archive::default();
     while let Some((provider, answers)) = receiver.blocking_recv() {
         pending.remove(provider.slug.as_str());
-        let synced = merge(options, &mut state, provider, answers);
+        let synced = merge(options, &mut archive, &mut state, provider, answers);
         each(&synced);
         progress.inc(1);
         summary.synced.push(synced);
@@ -209,10 +211,16 @@ async fn fetch_all(client: &Client, provider: &Followed, known: &[Option<Validat
 }
 
 /// Merges what one provider's endpoints gave into the archive.
-fn merge(options: &Options, state: &mut State, provider: Followed, answers: Answers) -> Synced {
+fn merge(
+    options: &Options,
+    archive: &mut Archive,
+    state: &mut State,
+    provider: Followed,
+    answers: Answers,
+) -> Synced {
     let result = answers
         .map_err(Failed::Fetch)
-        .and_then(|answers| merge_answers(options, state, &provider, answers));
+        .and_then(|answers| merge_answers(options, archive, state, &provider, answers));
     Synced {
         provider: provider.slug.to_string(),
         result,
@@ -222,6 +230,7 @@ fn merge(options: &Options, state: &mut State, provider: Followed, answers: Answ
 
 fn merge_answers(
     options: &Options,
+    archive: &mut Archive,
     state: &mut State,
     provider: &Followed,
     answers: Vec<(Url, Fetched)>,
@@ -258,8 +267,10 @@ fn merge_answers(
         return Ok(Done::NotModified);
     };
     let origin = PathBuf::from(first.as_str());
+    let index = archive.index(&options.root).map_err(Failed::Content)?;
     let outcomes = import::merge(
         &options.root,
+        index,
         &provider.slug,
         &origin,
         incidents,
@@ -275,6 +286,20 @@ fn merge_answers(
         }
     }
     Ok(Done::Merged { outcomes, named })
+}
+
+/// The archive's incidents, read when first needed.
+#[derive(Default)]
+struct Archive(Option<import::Index>);
+
+impl Archive {
+    fn index(&mut self, root: &Path) -> Result<&mut import::Index, Vec<Diagnostic>> {
+        let index = match self.0.take() {
+            Some(index) => index,
+            None => import::Index::load(root)?,
+        };
+        Ok(self.0.insert(index))
+    }
 }
 
 /// Gives an unnamed provider the name its status page goes by.

@@ -133,19 +133,29 @@ pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, String> {
     Ok(selection)
 }
 
+/// What `outages provider add` is told.
+pub struct NewProvider<'a> {
+    pub slug: &'a str,
+    pub status_page: &'a str,
+    pub name: Option<&'a str>,
+    /// The provider's own site.
+    pub url: Option<&'a str>,
+}
+
 /// `outages provider add`: writes `content/<slug>/_index.md` naming the status page (and
-/// the name, when given); returns its path for the user.
-pub fn add(
-    root: &Path,
-    slug: &str,
-    status_page: &str,
-    name: Option<&str>,
-) -> Result<(Slug, PathBuf), String> {
-    let slug = Slug::from_name(slug).map_err(|e| format!("the provider `{slug}` {e}"))?;
+/// the name and site, when given); returns the slug and the file's path for the user.
+pub fn add(root: &Path, new: &NewProvider) -> Result<(Slug, PathBuf), String> {
+    let slug = Slug::from_name(new.slug).map_err(|e| format!("the provider `{}` {e}", new.slug))?;
     content::require_dir(root)?;
-    let url = WebUrl::parse(status_page).ok_or_else(|| {
-        format!("`{status_page}` is not a web address; give the status page like https://www.githubstatus.com")
-    })?;
+    let web = |text: &str, example: &str| {
+        WebUrl::parse(text)
+            .ok_or_else(|| format!("`{text}` is not a web address; give it like {example}"))
+    };
+    let status_page = web(new.status_page, "https://www.githubstatus.com")?;
+    let url = new
+        .url
+        .map(|url| web(url, "https://github.com"))
+        .transpose()?;
     let relative = Path::new(CONTENT_DIR)
         .join(slug.as_str())
         .join(PROVIDER_FILE);
@@ -154,14 +164,20 @@ pub fn add(
         return Err(format!(
             "{} exists already; set `status_page: {}` in it by hand",
             display_path(root, &relative).display(),
-            url.as_str()
+            status_page.as_str()
         ));
     }
     let mut text = String::from("---\n");
-    if let Some(name) = name.map(text::one_line).filter(|n| !n.is_empty()) {
+    if let Some(name) = new.name.map(text::one_line).filter(|n| !n.is_empty()) {
         text.push_str(&format!("name: {}\n", quoted(&name)));
     }
-    text.push_str(&format!("status_page: {}\n---\n", quoted(url.as_str())));
+    if let Some(url) = url {
+        text.push_str(&format!("url: {}\n", quoted(url.as_str())));
+    }
+    text.push_str(&format!(
+        "status_page: {}\n---\n",
+        quoted(status_page.as_str())
+    ));
     create_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok((slug, display_path(root, &relative)))
 }

@@ -253,7 +253,14 @@ fn a_new_user_adds_two_providers_syncs_and_a_second_sync_changes_nothing() {
     );
     add(
         &site,
-        &["acme", &server.page("acme"), "--name", "Acme Cloud"],
+        &[
+            "acme",
+            &server.page("acme"),
+            "--name",
+            "Acme Cloud",
+            "--url",
+            "https://acme.example",
+        ],
     );
 
     let first = sync(&site, &[]);
@@ -274,6 +281,7 @@ fn a_new_user_adds_two_providers_syncs_and_a_second_sync_changes_nothing() {
     assert!(index.starts_with("---\nname: \"GitHub\"\n"), "{index}");
     let acme = std::fs::read_to_string(site.path("content/acme/_index.md")).unwrap();
     assert!(acme.contains("name: \"Acme Cloud\""), "{acme}");
+    assert!(acme.contains("url: \"https://acme.example\""), "{acme}");
     assert!(site.path(".outages-cache/sync.json").is_file());
 
     // The files build, and the pages show the providers by name.
@@ -557,6 +565,10 @@ fn provider_add_refuses_what_it_cannot_write_well() {
             "exists already",
         ),
         (vec!["other", "javascript:alert(1)"], "not a web address"),
+        (
+            vec!["other", "https://x.example", "--url", "javascript:alert(1)"],
+            "not a web address",
+        ),
         (vec!["../x", "https://x.example.com"], "provider `../x`"),
     ] {
         let mut all = vec!["provider", "add"];
@@ -654,4 +666,33 @@ fn the_sync_workflow_runs_on_a_schedule_one_at_a_time_and_deploys() {
     assert!(pages["on"]["workflow_call"]["inputs"].get("ref").is_some());
     let checkout = &pages["jobs"]["build"]["steps"][0];
     assert_eq!(checkout["with"]["ref"], "${{ inputs.ref }}");
+}
+
+/// The archive is read once per sync: what one provider wrote is known to the next, so an
+/// incident two pages tell of is one file.
+#[test]
+fn what_one_provider_wrote_is_known_to_the_next() {
+    let server = Server::start();
+    let empty = "{\"scheduled_maintenances\": []}";
+    let two = payload("github-summary-two-open-incidents.json");
+    let site = empty_site();
+    for name in ["first", "second"] {
+        server.provider(name, vec![json(&two, name)], vec![json(empty, "e")]);
+        add(&site, &[name, &server.page(name), "--name", name]);
+    }
+    let out = sync(&site, &["--jobs", "1"]);
+    assert!(
+        out.contains("first: 2 new, 0 updated, 0 unchanged"),
+        "{out}"
+    );
+    assert!(
+        out.contains("second: 0 new, 0 updated, 2 unchanged"),
+        "{out}"
+    );
+    let incidents = content(&site)
+        .keys()
+        .filter(|path| !path.ends_with("_index.md"))
+        .count();
+    assert_eq!(incidents, 2);
+    site.build(&[]);
 }
