@@ -187,6 +187,14 @@ fn sync(site: &Site, args: &[&str]) -> String {
     stdout
 }
 
+/// Runs `outages <args>`, which must be a usage error (exit 2) that says `says`.
+fn refused(site: &Site, args: &[&str], says: &str) {
+    let (output, _) = run(site, args);
+    let errors = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{errors}");
+    assert!(errors.contains(says), "expected `{says}` in:\n{errors}");
+}
+
 fn add(site: &Site, args: &[&str]) -> String {
     let mut all = vec!["provider", "add"];
     all.extend_from_slice(args);
@@ -523,20 +531,8 @@ fn sync_follows_only_providers_with_a_status_page_and_not_opted_out() {
 
     // Named ones are synced even when opted out; unknown ones and ones without a page are
     // usage errors.
-    let (output, _) = run(&site, &["sync", "nope"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("no provider `nope`"),
-        "{}",
-        stderr(&output)
-    );
-    let (output, _) = run(&site, &["sync", "plain"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("has no `status_page`"),
-        "{}",
-        stderr(&output)
-    );
+    refused(&site, &["sync", "nope"], "no provider `nope`");
+    refused(&site, &["sync", "plain"], "has no `status_page`");
 
     site.write(
         "content/on/_index.md",
@@ -573,9 +569,7 @@ fn provider_add_refuses_what_it_cannot_write_well() {
     ] {
         let mut all = vec!["provider", "add"];
         all.extend(args);
-        let (output, _) = run(&site, &all);
-        assert_eq!(output.status.code(), Some(2));
-        assert!(stderr(&output).contains(says), "{}", stderr(&output));
+        refused(&site, &all, says);
     }
     site.build(&[]);
     assert!(site.read("github/index.html").contains("githubstatus.com"));
