@@ -655,11 +655,6 @@ impl Output {
             .collect()
     }
 
-    /// How each file the last build's manifest lists is now (`None`: not a plain file).
-    pub fn look_at_written(&self) -> Vec<Option<crate::cache::Left>> {
-        look_at(&self.out, &self.manifest_paths())
-    }
-
     /// Lets go of the folder without changing it; what killed builds left that could not
     /// be removed, to warn of.
     pub fn release(self) -> Vec<Leftover> {

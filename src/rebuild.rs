@@ -40,6 +40,8 @@ pub struct Scan {
     changed: Changes,
     /// The last build's output is what the cache says it wrote.
     output_known: bool,
+    /// The files the output's manifest lists (the last build's), in order.
+    written_paths: Vec<String>,
 }
 
 /// Content files as a build read them, by path (`None`: gone).
@@ -133,10 +135,11 @@ impl Scan {
         changed.sort_by(|a, b| a.0.cmp(&b.0));
         // The output holds what the last build left: its manifest, and every file as it was
         // (a file edited or deleted by hand, and the build starts from scratch).
+        let written_paths = output.manifest_paths();
         let output_known = before.written.as_ref().is_some_and(|written| {
             written.key == render_key
                 && output.manifest_hash() == Some(written.manifest)
-                && output.look_at_written() == written.left
+                && output::look_at(out, &written_paths) == written.left
         });
         Some(Scan {
             dir: dir.to_path_buf(),
@@ -148,6 +151,7 @@ impl Scan {
             render_key,
             changed,
             output_known,
+            written_paths,
         })
     }
 
@@ -299,13 +303,50 @@ impl Scan {
         let written = Written {
             key: self.render_key,
             manifest: output::manifest_hash(files),
-            left: output::look_at(out, &sorted_paths(files)),
+            left: self.left(out, files),
             incidents: site.archive.incidents.len(),
             providers: site.archive.providers.len(),
             pages: html_pages(site),
             files: files.len(),
         };
         self.write(content, Some(written))
+    }
+
+    /// How each of `files` (in the manifest's order) is left in `out`: looked at again only
+    /// where this build wrote it, when the last build's files were seen as it left them.
+    fn left(&self, out: &Path, files: &[OutputFile]) -> Vec<Option<cache::Left>> {
+        let mut sorted: Vec<&OutputFile> = files.iter().collect();
+        sorted.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        let before: HashMap<&str, Option<cache::Left>> = match &self.before.written {
+            Some(written) if self.output_known => self
+                .written_paths
+                .iter()
+                .map(String::as_str)
+                .zip(written.left.iter().copied())
+                .collect(),
+            _ => HashMap::new(),
+        };
+        let again: Vec<&str> = sorted
+            .iter()
+            .filter(|f| f.staged.is_some() || !before.contains_key(f.path.as_str()))
+            .map(|f| f.path.as_str())
+            .collect();
+        let looked: HashMap<&str, Option<cache::Left>> = again
+            .iter()
+            .copied()
+            .zip(output::look_at(out, &again))
+            .collect();
+        sorted
+            .iter()
+            .map(|f| {
+                let path = f.path.as_str();
+                looked
+                    .get(path)
+                    .or_else(|| before.get(path))
+                    .copied()
+                    .flatten()
+            })
+            .collect()
     }
 
     fn write(
@@ -349,11 +390,4 @@ pub fn html_pages(site: &Site) -> usize {
         .iter()
         .filter(|p| p.path.ends_with(".html"))
         .count()
-}
-
-/// The paths of `files` in the manifest's order.
-fn sorted_paths(files: &[OutputFile]) -> Vec<&str> {
-    let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    paths.sort_unstable();
-    paths
 }
