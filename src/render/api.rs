@@ -158,7 +158,7 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
     let update = |u: &'a UpdateView| Update {
         at: &u.time.iso,
         status: &u.status,
-        html: &u.html,
+        html: u.html.as_str(),
     };
     let s = &incident.summary;
     to_json(&Doc {
@@ -169,7 +169,7 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
         updated: &incident.updated.iso,
         unnamed_components: incident.unnamed_components,
         official_url: incident.official_url.as_deref(),
-        summary_html: &incident.summary_html,
+        summary_html: incident.summary_html.as_str(),
         updates: incident
             .timeline
             .iter()

@@ -265,7 +265,7 @@ fn entry_html(incident: &IncidentView) -> String {
             escape(&incident.components.join(", "))
         ));
     }
-    html.push_str(&incident.summary_html);
+    html.push_str(incident.summary_html.as_str());
     if !incident.timeline.is_empty() {
         html.push_str("<ul>\n");
         for update in &incident.timeline {
@@ -273,13 +273,16 @@ fn entry_html(incident: &IncidentView) -> String {
                 "<li><strong>{}</strong> {}\n{}</li>\n",
                 escape(&update.status),
                 escape(&update.time.text),
-                update.html
+                update.html.as_str()
             ));
         }
         html.push_str("</ul>\n");
     }
     if let Some(postmortem) = &incident.postmortem {
-        html.push_str(&format!("<h3>Postmortem</h3>\n{}", postmortem.html));
+        html.push_str(&format!(
+            "<h3>Postmortem</h3>\n{}",
+            postmortem.html.as_str()
+        ));
     }
     html
 }

@@ -1,17 +1,18 @@
 //! What templates, feeds and the API see: plain data, pre-formatted once per build (times
-//! in UTC as text, durations as `3h 24m`, URLs complete, markdown already sanitised HTML).
-//! Templates stay dumb and a theme can be swapped without touching Rust.
+//! in UTC as text, durations as `3h 24m`, URLs complete, markdown as sanitised HTML, made
+//! the first time a page asks for it). Templates stay dumb and a theme can be swapped
+//! without touching Rust.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use chrono::{Datelike, SecondsFormat, Timelike};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::archive::{Archive, IncidentIx, Provider, Stats};
 use crate::config::BaseUrl;
 use crate::insight::Period;
-use crate::model::{Duration, Impact, Incident, Slug, Timestamp, Update};
+use crate::model::{Duration, Impact, Incident, Slug, Status, Timestamp, Update};
 use crate::render::markdown;
 use crate::routes::{self, FeedFormat};
 
@@ -63,7 +64,62 @@ pub struct UpdateView {
     pub status: String,
     /// The status as a CSS-safe word: `in-progress`.
     pub status_class: String,
-    pub html: String,
+    pub html: Html,
+}
+
+/// Markdown of an incident as sanitised HTML, rendered the first time a page asks for it
+/// and kept: a build that renders every page renders each once, and a build that renders a
+/// few (after one edit) renders only theirs, not the whole archive's.
+#[derive(Clone)]
+pub struct Html {
+    incident: Arc<Incident>,
+    part: Part,
+    /// The incident's page, which relative links are resolved against.
+    page_url: Arc<str>,
+    html: OnceLock<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    Summary,
+    /// The update at this index of `updates`.
+    Update(usize),
+    Attribution,
+}
+
+impl Html {
+    fn new(incident: &Arc<Incident>, part: Part, page_url: &Arc<str>) -> Html {
+        Html {
+            incident: Arc::clone(incident),
+            part,
+            page_url: Arc::clone(page_url),
+            html: OnceLock::new(),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.html.get_or_init(|| {
+            let incident = &self.incident;
+            let markdown = match self.part {
+                Part::Summary => Some(incident.summary.as_str()),
+                Part::Update(i) => incident.updates.get(i).map(|u| u.body.as_str()),
+                Part::Attribution => incident.attribution.as_deref(),
+            };
+            markdown.map_or_else(String::new, |m| markdown::to_html(m, &self.page_url))
+        })
+    }
+}
+
+impl Serialize for Html {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Html {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Html").field(&self.part).finish()
+    }
 }
 
 /// An incident in a list: enough for a row of the home or provider page.
@@ -100,10 +156,10 @@ pub struct IncidentView {
     pub official_url: Option<String>,
     pub duration_seconds: Option<i64>,
     pub updated: TimeView,
-    pub summary_html: String,
+    pub summary_html: Html,
     pub timeline: Vec<UpdateView>,
     pub postmortem: Option<UpdateView>,
-    pub attribution_html: String,
+    pub attribution_html: Html,
     pub extra: Option<serde_json::Value>,
     /// The tag URI that identifies this incident in feeds, forever.
     pub tag: String,
@@ -374,19 +430,23 @@ fn provider_ref(incident: &Incident, name: &str, base: &BaseUrl) -> ProviderRef 
     }
 }
 
-fn update_view(update: &Update, page_url: &str) -> UpdateView {
+fn update_view(incident: &Arc<Incident>, index: usize, page_url: &Arc<str>) -> UpdateView {
+    let update: &Update = &incident.updates[index];
     let status = update.status.as_str().to_string();
     UpdateView {
         time: TimeView::new(update.at),
         status_class: slug::slugify(&status),
         status,
-        html: markdown::to_html(&update.body, page_url),
+        html: Html::new(incident, Part::Update(index), page_url),
     }
 }
 
-fn incident_view(incident: &Incident, provider: ProviderRef, base: &BaseUrl) -> IncidentView {
+fn incident_view(incident: &Arc<Incident>, provider: ProviderRef, base: &BaseUrl) -> IncidentView {
     let dir = routes::incident_dir(incident.provider.as_str(), incident.slug.as_str());
     let url = base.url(&dir);
+    let page_url: Arc<str> = Arc::from(url.as_str());
+    let updates = || incident.updates.iter().enumerate();
+    let postmortem = |(_, u): &(usize, &Update)| u.status == Status::Postmortem;
     let summary = SummaryView {
         title: incident.title.clone(),
         path: base.path(&dir),
@@ -433,14 +493,16 @@ fn incident_view(incident: &Incident, provider: ProviderRef, base: &BaseUrl) -> 
             .map(|u| u.as_str().to_string()),
         duration_seconds: incident.duration().map(|d| d.seconds()),
         updated: TimeView::new(incident.updated()),
-        summary_html: markdown::to_html(&incident.summary, &url),
-        timeline: incident.timeline().map(|u| update_view(u, &url)).collect(),
-        postmortem: incident.postmortem().map(|u| update_view(u, &url)),
-        attribution_html: incident
-            .attribution
-            .as_deref()
-            .map(|a| markdown::to_html(a, &url))
-            .unwrap_or_default(),
+        summary_html: Html::new(incident, Part::Summary, &page_url),
+        // As `Incident::timeline` and `Incident::postmortem` give them.
+        timeline: updates()
+            .filter(|u| !postmortem(u))
+            .map(|(i, _)| update_view(incident, i, &page_url))
+            .collect(),
+        postmortem: updates()
+            .find(postmortem)
+            .map(|(i, _)| update_view(incident, i, &page_url)),
+        attribution_html: Html::new(incident, Part::Attribution, &page_url),
         extra: incident.extra.clone(),
         tag: tag_uri(incident),
         summary,
