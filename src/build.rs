@@ -191,6 +191,7 @@ fn run(
         }
         None => {
             progress.set_length(site.pages.len() as u64);
+            site.views.render_markdown();
             let pages: Vec<&Page> = site.pages.iter().collect();
             let is_page = |path: &str| {
                 site.pages
