@@ -61,6 +61,7 @@ enum ImportSource {
 enum ProviderCommand {
     /// Write content/<slug>/_index.md for a provider with a status page that `sync` follows.
     Add {
+        /// The provider's folder under content/, like github (a name is made into one).
         slug: String,
         /// The status page, like https://www.githubstatus.com
         status_page: String,
