@@ -258,14 +258,28 @@ pub fn make_dir(dir: &Path) -> io::Result<()> {
 /// Writes the cache into `dir` ([made](make_dir) if missing), aside first, then renamed
 /// over the old one.
 pub fn write(dir: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {
+    write_aside(dir, FILE, |path| write_file(path, key, cache))
+}
+
+/// Writes the file `name` of the cache folder `dir` ([made](make_dir) if missing) through
+/// `write`, aside first, then renamed over the old one: a reader finds the old or the new.
+pub fn write_aside(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
     make_dir(dir)?;
-    let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
-    let result =
-        write_file(&temporary, key, cache).and_then(|()| fs::rename(&temporary, dir.join(FILE)));
+    let temporary = dir.join(format!("{name}.{}.tmp", std::process::id()));
+    let result = write(&temporary).and_then(|()| fs::rename(&temporary, dir.join(name)));
     if result.is_err() {
         let _ = fs::remove_file(&temporary);
     }
     result
+}
+
+/// The cache folder of the site at `root`, unless told otherwise.
+pub fn default_dir(root: &Path) -> PathBuf {
+    root.join(CACHE_DIR)
 }
 
 fn write_file(path: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {

@@ -166,9 +166,7 @@ fn main() -> ExitCode {
         } => {
             let cache_dir = match no_cache {
                 true => None,
-                false => {
-                    Some(cache_dir.unwrap_or_else(|| site.root.join(outages::cache::CACHE_DIR)))
-                }
+                false => Some(cache_dir.unwrap_or_else(|| outages::cache::default_dir(&site.root))),
             };
             let options = Options {
                 root: site.root,
@@ -193,7 +191,7 @@ fn main() -> ExitCode {
             site,
         } => {
             let options = sync::Options {
-                state_dir: cache_dir.unwrap_or_else(|| sync::default_state_dir(&site.root)),
+                state_dir: cache_dir.unwrap_or_else(|| outages::cache::default_dir(&site.root)),
                 root: site.root,
                 providers,
                 mode: match dry_run {

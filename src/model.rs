@@ -589,13 +589,26 @@ impl Incident {
     }
 
     pub fn postmortem(&self) -> Option<&Update> {
-        self.updates.iter().find(|u| u.status == Status::Postmortem)
+        self.numbered_postmortem().map(|(_, u)| u)
     }
 
     pub fn timeline(&self) -> impl Iterator<Item = &Update> {
-        self.updates
-            .iter()
-            .filter(|u| u.status != Status::Postmortem)
+        self.numbered_timeline().map(|(_, u)| u)
+    }
+
+    /// The postmortem, with its index in `updates`.
+    pub fn numbered_postmortem(&self) -> Option<(u32, &Update)> {
+        (0..)
+            .zip(&self.updates)
+            .find(|(_, u)| u.status == Status::Postmortem)
+    }
+
+    /// The updates but the postmortem, each with its index in `updates` (a file holds far
+    /// fewer than 2^32).
+    pub fn numbered_timeline(&self) -> impl Iterator<Item = (u32, &Update)> {
+        (0..)
+            .zip(&self.updates)
+            .filter(|(_, u)| u.status != Status::Postmortem)
     }
 
     pub fn component_count(&self) -> usize {

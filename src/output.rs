@@ -690,9 +690,7 @@ impl Output {
         let new = PathSet::new(paths.iter().copied());
         let manifest = manifest_text(files.iter().map(|f| f.path.as_str()));
         if let Some(stats) = self.in_place(files, &paths, &new, &manifest)? {
-            let mut leftovers = self.leftovers;
-            leftovers.extend(self.staging.remove());
-            return Ok((stats, leftovers));
+            return Ok((stats, self.release()));
         }
         let mut kept = Vec::new();
         let mut removed = 0;
@@ -1250,19 +1248,20 @@ mod tests {
             .collect()
     }
 
-    /// A site of `n` files of ours, written by a commit; what the folder's inode is.
-    fn site_of(out: &Path, n: usize) -> u64 {
-        let output = open(out);
+    /// A temp folder holding `public/` built with `n` pages; and the output folder's inode.
+    fn site_of(n: usize) -> (tempfile::TempDir, PathBuf, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let output = open(&out);
         let files = pages(&output, n, |_| Some(b"first"));
         output.commit(&files).unwrap();
-        fs::metadata(out).unwrap().ino()
+        let folder = fs::metadata(&out).unwrap().ino();
+        (dir, out, folder)
     }
 
     #[test]
     fn a_few_changes_are_put_in_place_and_many_swap_the_whole_tree() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("public");
-        let folder = site_of(&out, 200);
+        let (_dir, out, folder) = site_of(200);
         let output = open(&out);
         let files = pages(&output, 199, |i| (i < 3).then_some(b"second"));
         let (stats, _) = output.commit(&files).unwrap();
@@ -1284,9 +1283,7 @@ mod tests {
 
     #[test]
     fn a_link_on_the_way_of_a_change_is_never_written_through() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("public");
-        site_of(&out, 100);
+        let (dir, out, _) = site_of(100);
         // The user moves a folder of ours elsewhere and links it back.
         let elsewhere = dir.path().join("elsewhere");
         fs::rename(out.join("p5"), &elsewhere).unwrap();
@@ -1305,9 +1302,7 @@ mod tests {
 
     #[test]
     fn a_journal_left_by_a_build_killed_while_renaming_is_carried_out_by_the_next() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("public");
-        site_of(&out, 3);
+        let (dir, out, _) = site_of(3);
         // Killed after the journal was written and the first rename done.
         let staging = dir.path().join(".public.staging-9");
         fs::create_dir_all(&staging).unwrap();

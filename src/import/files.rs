@@ -40,7 +40,10 @@ pub fn write(
             .taken_over
             .get(&(provider.to_string(), incident.source.id.clone()));
         let planned = match (index.find(root, incident), yours) {
-            (Ok(Some((path, file))), _) => update(root, &path, incident, &file, &mut staged),
+            (Ok(Some((path, file))), _) => {
+                let unwritten = index.unwritten.get(&path).map(String::as_str);
+                update(root, &path, incident, &file, unwritten, &mut staged)
+            }
             (Ok(None), Some(path)) => Ok(Outcome {
                 path: path.clone(),
                 change: Change::Yours,
@@ -61,11 +64,11 @@ pub fn write(
     if !errors.is_empty() {
         return Err(errors);
     }
+    // What the files will hold, as they were read when staged (a dry run's too, so the next
+    // provider of a dry run is planned against this one's plan, as a real run would be).
+    let planned = std::mem::take(&mut staged.planned);
     staged.commit(root)?;
-    let written = outcomes.iter().filter(|o| {
-        mode == Mode::Write && matches!(o.change, Change::Created { .. } | Change::Updated { .. })
-    });
-    index.refresh(root, written.map(|o| o.path.as_path()));
+    index.refresh(root, planned, mode);
     Ok(outcomes)
 }
 
@@ -83,6 +86,8 @@ pub struct Index {
     slugs: BTreeSet<(String, String)>,
     /// Files with an `id` and no `source`: taken over by hand, by `(provider, id)`.
     taken_over: BTreeMap<(String, String), PathBuf>,
+    /// The text a dry run planned for files it did not write.
+    unwritten: BTreeMap<PathBuf, String>,
 }
 
 impl Index {
@@ -130,20 +135,29 @@ impl Index {
         }
     }
 
-    /// Reads again the files at `paths` (just written), forgetting what they held before.
-    fn refresh<'a>(&mut self, root: &Path, paths: impl Iterator<Item = &'a Path>) {
-        let paths: BTreeSet<&Path> = paths.collect();
-        if paths.is_empty() {
+    /// Takes in the files just written (or, in a dry run, planned), forgetting what they
+    /// held before.
+    fn refresh(&mut self, root: &Path, written: Vec<Planned>, mode: Mode) {
+        if written.is_empty() {
             return;
         }
+        let paths: BTreeSet<&Path> = written.iter().map(|p| p.path.as_path()).collect();
         // One pass over what is known, whatever the number of files written.
         self.by_source.retain(|_, held| {
             held.retain(|(p, _)| !paths.contains(p.as_path()));
             !held.is_empty()
         });
         self.broken.retain(|(p, ..)| !paths.contains(p.as_path()));
-        for path in paths {
-            self.add(root, path.to_path_buf(), content::load_file(root, path));
+        for Planned {
+            path,
+            incident,
+            text,
+        } in written
+        {
+            if mode == Mode::DryRun {
+                self.unwritten.insert(path.clone(), text);
+            }
+            self.add(root, path, Ok(Loaded::Incident(incident)));
         }
     }
 
@@ -299,18 +313,23 @@ fn create(
     })
 }
 
-/// Plans the merge of `incident` into the file at `path`, which holds `file`.
+/// Plans the merge of `incident` into the file at `path`, which holds `file` (and the text
+/// `unwritten`, when a dry run planned it without writing it).
 fn update(
     root: &Path,
     path: &Path,
     incident: &Imported,
     file: &Incident,
+    unwritten: Option<&str>,
     staged: &mut Staged,
 ) -> Result<Outcome, Diagnostic> {
     refuse_links(root, path)?;
     let shown = display_path(root, path);
-    let bytes = std::fs::read(root.join(path))
-        .map_err(|e| Diagnostic::file(&shown, format!("cannot read: {e}")))?;
+    let bytes = match unwritten {
+        Some(text) => text.as_bytes().to_vec(),
+        None => std::fs::read(root.join(path))
+            .map_err(|e| Diagnostic::file(&shown, format!("cannot read: {e}")))?,
+    };
     let text = clean_text(bytes.clone()).map_err(|e| e.into_diagnostic(&shown))?;
     let plan = merge::merge(incident, file);
     let source = recorded_source(incident, &plan);
@@ -554,9 +573,18 @@ struct Staged {
     /// Plan every file, write none.
     dry_run: bool,
     files: Vec<StagedFile>,
+    /// Every file planned, as the loader reads its new text.
+    planned: Vec<Planned>,
     /// Folders made for new files, removed again if nothing is committed.
     folders: Vec<PathBuf>,
     committed: bool,
+}
+
+/// A file planned: its path, what it will hold, and its text.
+struct Planned {
+    path: PathBuf,
+    incident: Arc<Incident>,
+    text: String,
 }
 
 struct StagedFile {
@@ -599,7 +627,11 @@ impl Staged {
         // Checked in memory, so a dry run refuses what a real one would.
         match content::load_bytes(root, target, text.as_bytes().to_vec()) {
             Ok(Loaded::Incident(loaded)) => match expected.mismatch(&loaded) {
-                None => {}
+                None => self.planned.push(Planned {
+                    path: target.to_path_buf(),
+                    incident: loaded,
+                    text: text.to_string(),
+                }),
                 Some(what) => {
                     return Err(refuse(format!(
                         "written, it would not read back to the same {what}"
@@ -737,7 +769,7 @@ impl Drop for Staged {
 }
 
 /// Creates `path` with `text`; fails if anything, even a dangling link, is there.
-fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

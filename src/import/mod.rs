@@ -25,6 +25,7 @@ use crate::content::source::clean_text;
 use crate::diagnostics::{Diagnostic, count};
 use crate::model::{Impact, Slug, Source, Timestamp, Update};
 
+pub(crate) use files::write_new;
 pub use files::{Index, create_file};
 
 /// An incident as a status page gives it.

@@ -12,7 +12,7 @@ use serde::{Serialize, Serializer};
 use crate::archive::{Archive, IncidentIx, Provider, Stats};
 use crate::config::BaseUrl;
 use crate::insight::Period;
-use crate::model::{Duration, Impact, Incident, Slug, Status, Timestamp, Update};
+use crate::model::{Duration, Impact, Incident, Slug, Timestamp, Update};
 use crate::render::markdown;
 use crate::routes::{self, FeedFormat};
 
@@ -494,9 +494,6 @@ fn incident_view(
         of: Arc::clone(&of),
         part,
     };
-    // Numbered as `updates` holds them (a file holds far fewer than 2^32).
-    let updates = || (0..).zip(&incident.updates);
-    let postmortem = |(_, u): &(u32, &Update)| u.status == Status::Postmortem;
     let summary = SummaryView {
         title: incident.title.clone(),
         path: base.path(&dir),
@@ -544,13 +541,12 @@ fn incident_view(
         duration_seconds: incident.duration().map(|d| d.seconds()),
         updated: TimeView::new(incident.updated()),
         summary_html: html(Part::Summary),
-        // As `Incident::timeline` and `Incident::postmortem` give them.
-        timeline: updates()
-            .filter(|u| !postmortem(u))
+        timeline: incident
+            .numbered_timeline()
             .map(|(i, u)| update_view(&of, i, u))
             .collect(),
-        postmortem: updates()
-            .find(postmortem)
+        postmortem: incident
+            .numbered_postmortem()
             .map(|(i, u)| update_view(&of, i, u)),
         attribution_html: html(Part::Attribution),
         extra: incident.extra.clone(),

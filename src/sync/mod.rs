@@ -12,7 +12,7 @@ pub mod fetch;
 pub mod providers;
 pub mod state;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,7 +23,6 @@ use reqwest::Url;
 use crate::content::source::decode_text;
 use crate::diagnostics::{Diagnostic, Diagnostics, count};
 use crate::import::{self, Change, Mode, Outcome, statuspage};
-use crate::model::Slug;
 use fetch::{Client, Failure, Fetched, Limits, Validators};
 use providers::Followed;
 use state::State;
@@ -127,10 +126,7 @@ pub fn run(
         return Ok(summary);
     }
     progress.set_length(followed.len() as u64);
-    let mut pending: BTreeMap<String, Slug> = followed
-        .iter()
-        .map(|f| (f.slug.to_string(), f.slug.clone()))
-        .collect();
+    let mut pending: BTreeSet<String> = followed.iter().map(|f| f.slug.to_string()).collect();
     let client = Arc::new(Client::new(options.limits.clone()).map_err(Error::Usage)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -176,7 +172,7 @@ pub fn run(
         summary.synced.push(synced);
     }
     // A fetch that stopped without an answer (it cannot, short of a bug) still counts.
-    for (provider, _) in pending {
+    for provider in pending {
         let synced = Synced {
             provider,
             result: Err(Failed::Fetch(Failure {
@@ -434,9 +430,4 @@ impl fmt::Display for Summary {
         }
         Ok(())
     }
-}
-
-/// Where the validators are kept for the site at `root`, unless told otherwise.
-pub fn default_state_dir(root: &Path) -> PathBuf {
-    root.join(crate::cache::CACHE_DIR)
 }

@@ -1,7 +1,6 @@
 //! The providers `sync` follows (their `_index.md`), `outages provider add`, and naming a
 //! provider after its status page.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use reqwest::Url;
@@ -9,7 +8,7 @@ use reqwest::Url;
 use crate::content::fields::display_path;
 use crate::content::{self, CONTENT_DIR, Loaded, PROVIDER_FILE};
 use crate::diagnostics::Diagnostic;
-use crate::import::{create_file, quoted, text};
+use crate::import::{create_file, quoted, text, write_new};
 use crate::model::{Slug, SyncKind, WebUrl};
 
 /// A provider to sync.
@@ -182,12 +181,11 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<(Slug, PathBuf), String> {
     Ok((slug, display_path(root, &relative)))
 }
 
-/// Writes `name: <name>` into the provider's `_index.md`, which has none, as the first line
+/// Writes `name: <name>` (one line) into the provider's `_index.md`, which has none, as the first line
 /// of its front matter (in the file's own line ends); the file is replaced whole, and only if
 /// it still reads as it did. A `name:` line left empty is the user's: it is not touched.
 pub fn set_name(root: &Path, file: &Path, name: &str) -> Result<(), String> {
     let path = root.join(file);
-    let name = text::one_line(name);
     let shown = display_path(root, file);
     let cannot = |why: &str| {
         format!(
@@ -211,27 +209,21 @@ pub fn set_name(root: &Path, file: &Path, name: &str) -> Result<(), String> {
     if front.into_iter().any(|line| line.starts_with("name:")) {
         return Err(cannot("its `name:` is empty; write the name there by hand"));
     }
-    let after = format!("{bom}---{eol}name: {}{eol}{rest}", quoted(&name));
+    let after = format!("{bom}---{eol}name: {}{eol}{rest}", quoted(name));
     match content::load_bytes(root, file, after.clone().into_bytes()) {
-        Ok(Loaded::Provider(_, info)) if info.name.as_deref() == Some(name.as_str()) => {}
+        Ok(Loaded::Provider(_, info)) if info.name.as_deref() == Some(name) => {}
         _ => return Err(cannot("the file would not read back with it")),
     }
     let temporary = path.with_file_name(format!(".{PROVIDER_FILE}.{}.sync", std::process::id()));
     let _ = std::fs::remove_file(&temporary);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temporary)
-        .and_then(|mut f| f.write_all(after.as_bytes()).and_then(|()| f.sync_all()));
-    let result =
-        written
-            .map_err(|e| e.to_string())
-            .and_then(|()| match std::fs::read_to_string(&path) {
-                Ok(now) if now == before => {
-                    std::fs::rename(&temporary, &path).map_err(|e| e.to_string())
-                }
-                _ => Err("the file changed meanwhile".into()),
-            });
+    let result = write_new(&temporary, &after)
+        .map_err(|e| e.to_string())
+        .and_then(|()| match std::fs::read_to_string(&path) {
+            Ok(now) if now == before => {
+                std::fs::rename(&temporary, &path).map_err(|e| e.to_string())
+            }
+            _ => Err("the file changed meanwhile".into()),
+        });
     let _ = std::fs::remove_file(&temporary);
     result.map_err(|why| cannot(&why))
 }

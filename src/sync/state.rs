@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -50,22 +50,14 @@ impl State {
     }
 
     /// Writes the state into `dir`, aside first, then renamed over the old one.
-    pub fn save(&self, dir: &Path) -> io::Result<PathBuf> {
-        crate::cache::make_dir(dir)?;
-        let path = dir.join(FILE);
-        let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
+    pub fn save(&self, dir: &Path) -> io::Result<()> {
         let state = State {
             version: VERSION,
             validators: self.validators.clone(),
         };
         let mut text = serde_json::to_string_pretty(&state).map_err(io::Error::other)?;
         text.push('\n');
-        let result =
-            std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, &path));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&temporary);
-        }
-        result.map(|()| path)
+        crate::cache::write_aside(dir, FILE, |path| std::fs::write(path, text))
     }
 }
 

@@ -37,6 +37,13 @@ enum Reply {
     Redirect(String),
     /// A chunked answer of so many MiB, no length given.
     Huge(usize),
+    /// An answer of so many MiB, its length given.
+    Sized(usize),
+    /// JSON with a Last-Modified date: 304 when the request asks "modified since" it.
+    Dated {
+        body: String,
+        date: String,
+    },
 }
 
 fn json(body: &str, etag: &str) -> Reply {
@@ -51,6 +58,8 @@ struct Book {
     replies: HashMap<String, Vec<Reply>>,
     /// Every request: path and its If-None-Match.
     seen: Vec<(String, Option<String>, Instant)>,
+    /// Every request's User-Agent.
+    agents: Vec<String>,
     in_flight: usize,
     most_in_flight: usize,
 }
@@ -118,13 +127,24 @@ impl Server {
 
 async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Response {
     let path = request.uri().path().to_string();
-    let tag = request
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .map(|v| v.to_str().unwrap().to_string());
+    // Read before any await: a request is not to be held across one.
+    let (tag, since, agent) = {
+        let header = |name| {
+            request
+                .headers()
+                .get(name)
+                .map(|v: &axum::http::HeaderValue| v.to_str().unwrap().to_string())
+        };
+        (
+            header(header::IF_NONE_MATCH),
+            header(header::IF_MODIFIED_SINCE),
+            header(header::USER_AGENT).unwrap_or_default(),
+        )
+    };
     let reply = {
         let mut book = book.lock().unwrap();
         book.seen.push((path.clone(), tag.clone(), Instant::now()));
+        book.agents.push(agent);
         book.in_flight += 1;
         book.most_in_flight = book.most_in_flight.max(book.in_flight);
         match book.replies.get_mut(&path) {
@@ -157,6 +177,13 @@ async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Respo
             (StatusCode::OK, "{\"incidents\": []}").into_response()
         }
         Some(Reply::Redirect(to)) => (StatusCode::FOUND, [(header::LOCATION, to)]).into_response(),
+        Some(Reply::Sized(mib)) => vec![b' '; mib << 20].into_response(),
+        Some(Reply::Dated { date, .. }) if since.as_deref() == Some(date.as_str()) => {
+            StatusCode::NOT_MODIFIED.into_response()
+        }
+        Some(Reply::Dated { body, date }) => {
+            ([(header::LAST_MODIFIED, date)], body).into_response()
+        }
         Some(Reply::Huge(mib)) => {
             let chunks =
                 (0..mib * 16).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![b' '; 65536])));
@@ -306,6 +333,13 @@ fn a_new_user_adds_two_providers_syncs_and_a_second_sync_changes_nothing() {
     assert!(second.contains("acme: unchanged (304)"), "{second}");
     assert!(second.contains("2 not modified"), "{second}");
     assert_eq!(content(&site), before);
+    let agents = server.book.lock().unwrap().agents.clone();
+    assert!(
+        agents
+            .iter()
+            .all(|a| a.starts_with(concat!("outages/", env!("CARGO_PKG_VERSION")))),
+        "{agents:?}"
+    );
     let conditional: Vec<_> = server.seen("github").into_iter().skip(2).collect();
     assert_eq!(conditional.len(), 2);
     for (path, tag) in &conditional {
@@ -394,13 +428,19 @@ fn each_failure_is_its_providers_alone_and_writes_nothing_for_it() {
     let server = Server::start();
     let empty = "{\"scheduled_maintenances\": []}";
     let good = payload("github-summary-critical-incident.json");
-    let cases: [(&str, Reply, &str); 7] = [
+    let cases: [(&str, Reply, &str); 9] = [
         (
             "slow",
             Reply::Slow(Duration::from_secs(5)),
             "no complete answer within 1 s (3 tries)",
         ),
         ("huge", Reply::Huge(20), "over 16 MB"),
+        ("sized", Reply::Sized(20), "over 16 MB"),
+        (
+            "patient",
+            Reply::RetryAfter(429, 3600),
+            "asks to wait 3600 s",
+        ),
         ("badjson", json("{\"incidents\": [", "b"), "invalid JSON"),
         (
             "shape",
@@ -440,7 +480,7 @@ fn each_failure_is_its_providers_alone_and_writes_nothing_for_it() {
     assert_eq!(output.status.code(), Some(3), "{stdout}\n{errors}");
     assert!(stdout.contains("fine: 1 new"), "{stdout}");
     assert!(
-        stdout.contains("synced 1 of 9 providers: 1 new, 0 updated, 0 unchanged; 8 failed"),
+        stdout.contains("synced 1 of 11 providers: 1 new, 0 updated, 0 unchanged; 10 failed"),
         "{stdout}"
     );
     let refused = errors
@@ -531,6 +571,9 @@ fn sync_follows_only_providers_with_a_status_page_and_not_opted_out() {
 
     // Named ones are synced even when opted out; unknown ones and ones without a page are
     // usage errors.
+    let (output, _) = run(&site, &["sync", "off"]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(!server.seen("off").is_empty(), "named, it is synced");
     refused(&site, &["sync", "nope"], "no provider `nope`");
     refused(&site, &["sync", "plain"], "has no `status_page`");
 
@@ -674,6 +717,16 @@ fn what_one_provider_wrote_is_known_to_the_next() {
         server.provider(name, vec![json(&two, name)], vec![json(empty, "e")]);
         add(&site, &[name, &server.page(name), "--name", name]);
     }
+    // A dry run plans the second against the first's plan, as the real run does.
+    let dry = sync(&site, &["--jobs", "1", "--dry-run"]);
+    assert!(
+        dry.contains("first: 2 new, 0 updated, 0 unchanged"),
+        "{dry}"
+    );
+    assert!(
+        dry.contains("second: 0 new, 0 updated, 2 unchanged"),
+        "{dry}"
+    );
     let out = sync(&site, &["--jobs", "1"]);
     assert!(
         out.contains("first: 2 new, 0 updated, 0 unchanged"),
@@ -689,4 +742,24 @@ fn what_one_provider_wrote_is_known_to_the_next() {
         .count();
     assert_eq!(incidents, 2);
     site.build(&[]);
+}
+
+#[test]
+fn a_page_that_gives_dates_is_asked_if_modified_since() {
+    let server = Server::start();
+    let date = "Tue, 18 Aug 2026 09:36:40 GMT".to_string();
+    let dated = |body: String| Reply::Dated {
+        body,
+        date: date.clone(),
+    };
+    server.provider(
+        "dated",
+        vec![dated(payload("github-summary-critical-incident.json"))],
+        vec![dated("{\"scheduled_maintenances\": []}".into())],
+    );
+    let site = empty_site();
+    add(&site, &["dated", &server.page("dated"), "--name", "Dated"]);
+    assert!(sync(&site, &[]).contains("dated: 1 new"));
+    let again = sync(&site, &[]);
+    assert!(again.contains("dated: unchanged (304)"), "{again}");
 }
