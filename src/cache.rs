@@ -14,10 +14,12 @@
 //!   besides them (the program, the options, `site.yaml`, the templates and static files),
 //!   and a hash of the manifest of the output it produced: only an output that still holds
 //!   exactly that build is updated page by page.
+//! - Its index (what was seen of each file, and what was written) is read apart from the
+//!   parsed incidents, which are read only when a build needs them: a build with nothing
+//!   to do reads a small part of the cache.
 
-use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -26,6 +28,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::content::Loaded;
+use crate::diagnostics::Diagnostic;
 
 /// The cache folder's name at the site root.
 pub const CACHE_DIR: &str = ".outages-cache";
@@ -33,7 +36,7 @@ pub const CACHE_DIR: &str = ".outages-cache";
 const FILE: &str = "build";
 const MAGIC: &[u8; 20] = b"outages build cache\n";
 /// Bumped whenever what is stored changes shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// The largest entry read back: a content file is at most a few megabytes.
 const MAX_ENTRY: u64 = 256 << 20;
 /// How close to the last scan a file's mtime may be before its times are not trusted.
@@ -81,11 +84,8 @@ pub struct Left {
 }
 
 impl Left {
-    pub fn of(meta: &fs::Metadata) -> Left {
-        Left {
-            size: meta.len(),
-            mtime: meta.mtime(),
-        }
+    pub fn new(size: u64, mtime: i64) -> Left {
+        Left { size, mtime }
     }
 }
 
@@ -95,13 +95,6 @@ pub struct Seen {
     pub path: PathBuf,
     pub stamp: Stamp,
     pub hash: Hash,
-}
-
-/// A content file and what parsing it gave (only files that parsed are kept).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Parsed {
-    pub seen: Seen,
-    pub loaded: Loaded,
 }
 
 /// What the last build wrote, and from what.
@@ -118,28 +111,122 @@ pub struct Written {
     pub providers: usize,
     pub pages: usize,
     pub files: usize,
+    pub warnings: Vec<Diagnostic>,
 }
 
-/// The head of the cache file: everything but the parsed content.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Head {
+/// Everything the cache holds but what the content files gave: all that a build with
+/// nothing to do reads.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Index {
     /// When the inputs were looked at, as seconds and nanoseconds since the epoch.
     scanned: (u64, u32),
     /// The templates, static files and `site.yaml`.
-    theme: Vec<Seen>,
-    written: Option<Written>,
-    /// How many content entries follow.
-    entries: u64,
+    pub theme: Vec<Seen>,
+    /// Each content file that parsed, in path order; what it gave is stored in the same
+    /// order after the index.
+    pub content: Vec<Seen>,
+    pub written: Option<Written>,
+    /// The length and hash of what the content files gave, as stored.
+    stored: (u64, Hash),
 }
 
-/// A cache as read back, or as a build leaves it.
-#[derive(Debug, Clone, Default)]
+impl Index {
+    pub fn new(
+        scanned: SystemTime,
+        theme: Vec<Seen>,
+        content: Vec<Seen>,
+        written: Option<Written>,
+    ) -> Index {
+        let since = scanned
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default();
+        Index {
+            scanned: (since.as_secs(), since.subsec_nanos()),
+            theme,
+            content,
+            written,
+            stored: (0, [0; 32]),
+        }
+    }
+
+    /// When the inputs were looked at: `None` for an empty cache (nothing is trusted).
+    pub fn scanned(&self) -> Option<SystemTime> {
+        (self.scanned != (0, 0) && self.scanned.1 < 1_000_000_000)
+            .then(|| {
+                SystemTime::UNIX_EPOCH.checked_add(Duration::new(self.scanned.0, self.scanned.1))
+            })
+            .flatten()
+    }
+}
+
+/// A cache as read back: its index, and what the content files gave, still on disk and
+/// read only when asked for (a build with nothing to do never reads it).
+#[derive(Debug, Default)]
 pub struct Cache {
-    pub scanned: Option<SystemTime>,
-    pub theme: Vec<Seen>,
-    /// By path relative to the site root.
-    pub content: BTreeMap<PathBuf, Parsed>,
-    pub written: Option<Written>,
+    pub index: Index,
+    /// The cache file, held open: another build may replace it meanwhile.
+    file: Option<File>,
+}
+
+impl Cache {
+    /// What each file of the index gave, in its order; `None` when it cannot be trusted
+    /// (then the files are parsed again).
+    pub fn loaded(&self) -> Option<Vec<Loaded>> {
+        let mut reader = self.stored()?;
+        let mut loaded = Vec::with_capacity(self.index.content.len());
+        // Read a batch at a time, decoded in parallel.
+        let mut left = self.index.content.len();
+        while left > 0 {
+            let batch = left.min(1024);
+            left -= batch;
+            let raw: Vec<Vec<u8>> = (0..batch).map(|_| reader.entry()).collect::<Option<_>>()?;
+            let decoded: Vec<Loaded> = raw
+                .par_iter()
+                .map(|bytes| postcard::from_bytes(bytes).ok())
+                .collect::<Option<_>>()?;
+            loaded.extend(decoded);
+        }
+        reader.finish().then_some(loaded)
+    }
+
+    /// A reader of what the content files gave, as stored: it checks the length and hash
+    /// the index gives.
+    fn stored(&self) -> Option<Stored<'_>> {
+        let mut file = self.file.as_ref()?;
+        file.seek(SeekFrom::Start(PREAMBLE as u64)).ok()?;
+        Some(Stored {
+            reader: Checked::new(BufReader::new(file).take(self.index.stored.0)),
+            expected: self.index.stored,
+        })
+    }
+}
+
+/// What the content files gave, as read from the cache file.
+struct Stored<'a> {
+    reader: Checked<io::Take<BufReader<&'a File>>>,
+    expected: (u64, Hash),
+}
+
+impl Stored<'_> {
+    fn entry(&mut self) -> Option<Vec<u8>> {
+        self.reader.entry()
+    }
+
+    /// Whether everything was read, and was what the index says.
+    fn finish(mut self) -> bool {
+        let mut rest = [0u8; 1];
+        let at_end = matches!(self.reader.read(&mut rest), Ok(0));
+        at_end
+            && self.reader.read_total == self.expected.0
+            && self.reader.hasher.finalize().as_bytes() == &self.expected.1
+    }
+}
+
+/// What a cache written now stores of the content files: each one's parsed form, or what
+/// an earlier cache stored (for the same files in the same order), copied byte for byte.
+pub enum Bodies<'a> {
+    Loaded(Vec<&'a Loaded>),
+    Same(&'a Cache),
 }
 
 /// What the cache is for: this program, this site folder (as written: messages name
@@ -157,59 +244,65 @@ pub fn read(dir: &Path, key: &Hash) -> Cache {
     read_file(&dir.join(FILE), key).unwrap_or_default()
 }
 
+/// The file: the preamble (magic, format, key), what the content files gave, the index,
+/// the index's length and the hash of the preamble and the index. The index comes last
+/// so that the rest can be written as it is made; it is read first, and alone.
 fn read_file(path: &Path, key: &Hash) -> Option<Cache> {
-    let mut reader = Checked::new(BufReader::new(File::open(path).ok()?));
-    let mut head = [0u8; MAGIC.len() + 4 + 32];
-    reader.read_exact(&mut head).ok()?;
-    if head[..MAGIC.len()] != MAGIC[..]
-        || head[MAGIC.len()..MAGIC.len() + 4] != FORMAT.to_le_bytes()
-        || head[MAGIC.len() + 4..] != key[..]
-    {
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut preamble = [0u8; PREAMBLE];
+    file.read_exact(&mut preamble).ok()?;
+    if preamble != self::preamble(key) {
         return None;
     }
-    let head: Head = postcard::from_bytes(&reader.entry()?).ok()?;
-    let mut content = BTreeMap::new();
-    // Read a batch at a time, decoded in parallel.
-    let mut left = head.entries;
-    while left > 0 {
-        let batch = left.min(1024);
-        left -= batch;
-        let raw: Vec<Vec<u8>> = (0..batch).map(|_| reader.entry()).collect::<Option<_>>()?;
-        let decoded: Vec<Parsed> = raw
-            .par_iter()
-            .map(|bytes| postcard::from_bytes(bytes).ok())
-            .collect::<Option<_>>()?;
-        content.extend(decoded.into_iter().map(|p| (p.seen.path.clone(), p)));
+    let trailer = len.checked_sub((PREAMBLE + 40) as u64)?;
+    file.seek(SeekFrom::Start(PREAMBLE as u64 + trailer)).ok()?;
+    let mut tail = [0u8; 40];
+    file.read_exact(&mut tail).ok()?;
+    let index_len = u64::from_le_bytes(tail[..8].try_into().ok()?);
+    let stored_len = trailer.checked_sub(index_len)?;
+    file.seek(SeekFrom::Start(PREAMBLE as u64 + stored_len))
+        .ok()?;
+    let mut bytes = vec![0; usize::try_from(index_len).ok()?];
+    file.read_exact(&mut bytes).ok()?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&preamble);
+    hasher.update(&bytes);
+    if hasher.finalize().as_bytes() != &tail[8..] {
+        return None;
     }
-    let computed = reader.hasher.finalize();
-    let mut stored = [0u8; 32];
-    reader.inner.read_exact(&mut stored).ok()?;
-    let mut rest = [0u8; 1];
-    let at_end = matches!(reader.inner.read(&mut rest), Ok(0));
-    // Every path a relative path under `content/`, as the listing gives them: a cache made
-    // by hand names nothing else.
-    let paths_ok = content.iter().all(|(path, parsed)| {
-        *path == parsed.seen.path
-            && path.starts_with(crate::content::CONTENT_DIR)
-            && path
+    let index: Index = postcard::from_bytes(&bytes).ok()?;
+    // Every path a relative path under `content/`, in order, as the listing gives them:
+    // a cache made by hand names nothing else.
+    let paths_ok = index.content.iter().all(|seen| {
+        seen.path.starts_with(crate::content::CONTENT_DIR)
+            && seen
+                .path
                 .components()
                 .all(|c| matches!(c, std::path::Component::Normal(_)))
-    });
-    let scanned = (head.scanned.1 < 1_000_000_000)
-        .then(|| SystemTime::UNIX_EPOCH.checked_add(Duration::new(head.scanned.0, head.scanned.1)))
-        .flatten()?;
-    (computed.as_bytes() == &stored && at_end && paths_ok).then_some(Cache {
-        scanned: Some(scanned),
-        theme: head.theme,
-        content,
-        written: head.written,
+    }) && index.content.is_sorted_by(|a, b| a.path < b.path);
+    (index.stored.0 == stored_len && index.scanned().is_some() && paths_ok).then_some(Cache {
+        index,
+        file: Some(file),
     })
 }
 
-/// A reader that hashes what it reads.
+/// The length of the preamble.
+const PREAMBLE: usize = MAGIC.len() + 4 + 32;
+
+fn preamble(key: &Hash) -> [u8; PREAMBLE] {
+    let mut preamble = [0u8; PREAMBLE];
+    preamble[..MAGIC.len()].copy_from_slice(MAGIC);
+    preamble[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&FORMAT.to_le_bytes());
+    preamble[MAGIC.len() + 4..].copy_from_slice(key);
+    preamble
+}
+
+/// A reader that hashes and counts what it reads.
 struct Checked<R> {
     inner: R,
     hasher: blake3::Hasher,
+    read_total: u64,
 }
 
 impl<R: Read> Checked<R> {
@@ -217,6 +310,7 @@ impl<R: Read> Checked<R> {
         Checked {
             inner,
             hasher: blake3::Hasher::new(),
+            read_total: 0,
         }
     }
 
@@ -238,7 +332,28 @@ impl<R: Read> Read for Checked<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.hasher.update(&buf[..n]);
+        self.read_total += n as u64;
         Ok(n)
+    }
+}
+
+/// A writer that hashes and counts what it writes.
+struct Hashing<W> {
+    inner: W,
+    hasher: blake3::Hasher,
+    written: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -256,9 +371,9 @@ pub fn make_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Writes the cache into `dir` ([made](make_dir) if missing), aside first, then renamed
-/// over the old one.
-pub fn write(dir: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {
-    write_aside(dir, FILE, |path| write_file(path, key, cache))
+/// over the old one. `bodies` are in the order of `index.content`.
+pub fn write(dir: &Path, key: &Hash, index: Index, bodies: Bodies<'_>) -> io::Result<()> {
+    write_aside(dir, FILE, |path| write_file(path, key, index, bodies))
 }
 
 /// Writes the file `name` of the cache folder `dir` ([made](make_dir) if missing) through
@@ -282,44 +397,63 @@ pub fn default_dir(root: &Path) -> PathBuf {
     root.join(CACHE_DIR)
 }
 
-fn write_file(path: &Path, key: &Hash, cache: &Cache) -> io::Result<()> {
+fn write_file(path: &Path, key: &Hash, mut index: Index, bodies: Bodies<'_>) -> io::Result<()> {
     let mut out = BufWriter::new(File::create(path)?);
-    out.write_all(MAGIC)?;
-    out.write_all(&FORMAT.to_le_bytes())?;
-    out.write_all(key)?;
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(MAGIC);
-    hasher.update(&FORMAT.to_le_bytes());
-    hasher.update(key);
-    let since = cache
-        .scanned
-        .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-        .unwrap_or_default();
-    let head = Head {
-        scanned: (since.as_secs(), since.subsec_nanos()),
-        theme: cache.theme.clone(),
-        written: cache.written.clone(),
-        entries: cache.content.len() as u64,
+    let preamble = preamble(key);
+    out.write_all(&preamble)?;
+    let mut stored = Hashing {
+        inner: out,
+        hasher: blake3::Hasher::new(),
+        written: 0,
     };
-    let mut entry = |bytes: Vec<u8>, hasher: &mut blake3::Hasher| -> io::Result<()> {
-        let len = (bytes.len() as u64).to_le_bytes();
-        hasher.update(&len);
-        hasher.update(&bytes);
-        out.write_all(&len)?;
-        out.write_all(&bytes)
-    };
-    entry(encode(&head)?, &mut hasher)?;
-    // Encoded in parallel, a chunk at a time, written in order.
-    let parsed: Vec<&Parsed> = cache.content.values().collect();
-    for chunk in parsed.chunks(1024) {
-        let encoded: Vec<io::Result<Vec<u8>>> = chunk.par_iter().map(|p| encode(*p)).collect();
-        for bytes in encoded {
-            entry(bytes?, &mut hasher)?;
+    match bodies {
+        Bodies::Loaded(loaded) => {
+            if loaded.len() != index.content.len() {
+                return Err(io::Error::other("the cache's index and content differ"));
+            }
+            // Encoded in parallel, a chunk at a time, written in order.
+            for chunk in loaded.chunks(1024) {
+                let encoded: Vec<io::Result<Vec<u8>>> =
+                    chunk.par_iter().map(|p| encode(*p)).collect();
+                for bytes in encoded {
+                    let bytes = bytes?;
+                    stored.write_all(&(bytes.len() as u64).to_le_bytes())?;
+                    stored.write_all(&bytes)?;
+                }
+            }
+        }
+        Bodies::Same(cache) => {
+            // Copied as read, and checked: a damaged store is not given a new hash.
+            let mut from = cache
+                .stored()
+                .filter(|_| cache.index.content.len() == index.content.len())
+                .ok_or_else(|| damaged("the cache to copy from is gone"))?;
+            io::copy(&mut from.reader, &mut stored)?;
+            if !from.finish() {
+                return Err(damaged("the cache to copy from is damaged"));
+            }
         }
     }
+    let Hashing {
+        inner: mut out,
+        hasher,
+        written,
+    } = stored;
+    index.stored = (written, *hasher.finalize().as_bytes());
+    let bytes = encode(&index)?;
+    out.write_all(&bytes)?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&preamble);
+    hasher.update(&bytes);
+    out.write_all(&(bytes.len() as u64).to_le_bytes())?;
     out.write_all(hasher.finalize().as_bytes())?;
     // Not synced to the disk: a cache torn by a crash fails its checksum and is ignored.
     out.flush()
+}
+
+/// The error of a cache that cannot be copied because it cannot be trusted.
+fn damaged(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what)
 }
 
 fn encode<T: Serialize>(value: &T) -> io::Result<Vec<u8>> {
@@ -446,47 +580,127 @@ mod tests {
         assert!(!unchanged(&seen(i64::MAX), &stamp(i64::MAX), Some(scanned)));
     }
 
+    fn provider(slug: &str) -> Loaded {
+        Loaded::Provider(
+            crate::model::Slug::parse(slug).unwrap(),
+            crate::model::ProviderInfo::default(),
+        )
+    }
+
+    fn slug_of(loaded: &Loaded) -> &str {
+        match loaded {
+            Loaded::Provider(slug, _) => slug.as_str(),
+            Loaded::Incident(_) => "an incident",
+        }
+    }
+
+    fn index(paths: &[&str]) -> Index {
+        let content = paths
+            .iter()
+            .map(|path| Seen {
+                path: PathBuf::from(path),
+                ..seen(2)
+            })
+            .collect();
+        Index::new(
+            SystemTime::UNIX_EPOCH + Duration::new(1_700_000_000, 5),
+            vec![seen(1)],
+            content,
+            None,
+        )
+    }
+
     #[test]
     fn a_cache_reads_back_as_written_and_not_at_all_when_damaged_or_another_s() {
         let dir = tempfile::tempdir().unwrap();
         let key = [3; 32];
-        let provider = Loaded::Provider(
-            crate::model::Slug::parse("acme").unwrap(),
-            crate::model::ProviderInfo::default(),
-        );
-        let cache = Cache {
-            scanned: Some(SystemTime::UNIX_EPOCH + Duration::new(1_700_000_000, 5)),
-            theme: vec![seen(1)],
-            content: [(
-                PathBuf::from("content/a/b.md"),
-                Parsed {
-                    seen: seen(2),
-                    loaded: provider,
-                },
-            )]
-            .into(),
-            written: None,
-        };
-        write(dir.path(), &key, &cache).unwrap();
+        let (acme, beta) = (provider("acme"), provider("beta"));
+        let written = index(&["content/a/_index.md", "content/b/_index.md"]);
+        write(
+            dir.path(),
+            &key,
+            written.clone(),
+            Bodies::Loaded(vec![&acme, &beta]),
+        )
+        .unwrap();
         let back = read(dir.path(), &key);
-        assert_eq!(back.scanned, cache.scanned);
-        assert_eq!(back.content.len(), 1);
-        assert!(matches!(
-            &back.content[Path::new("content/a/b.md")].loaded,
-            Loaded::Provider(slug, _) if slug.as_str() == "acme"
-        ));
-        assert!(read(dir.path(), &[4; 32]).content.is_empty(), "another key");
+        assert_eq!(back.index.scanned(), written.scanned());
+        assert_eq!(back.index.content.len(), 2);
+        let loaded = back.loaded().unwrap();
+        assert_eq!(
+            loaded.iter().map(slug_of).collect::<Vec<_>>(),
+            ["acme", "beta"]
+        );
+        assert!(
+            read(dir.path(), &[4; 32]).index.scanned().is_none(),
+            "another key"
+        );
         let file = dir.path().join(FILE);
         let bytes = fs::read(&file).unwrap();
         for cut in [0, 10, bytes.len() / 2, bytes.len() - 1] {
             fs::write(&file, &bytes[..cut]).unwrap();
-            assert!(read(dir.path(), &key).scanned.is_none(), "cut at {cut}");
+            assert!(
+                read(dir.path(), &key).index.scanned().is_none(),
+                "cut at {cut}"
+            );
         }
+        // A byte of the index changed: nothing is read.
         let mut flipped = bytes.clone();
-        let last = flipped.len() - 40;
+        let last = flipped.len() - 50;
         flipped[last] ^= 1;
         fs::write(&file, &flipped).unwrap();
-        assert!(read(dir.path(), &key).scanned.is_none(), "a byte changed");
+        assert!(
+            read(dir.path(), &key).index.scanned().is_none(),
+            "a byte changed"
+        );
+        // A byte of what the files gave changed: the index is read (a build with nothing
+        // to do needs no more), what the files gave is not trusted.
+        let mut flipped = bytes.clone();
+        flipped[PREAMBLE + 12] ^= 1;
+        fs::write(&file, &flipped).unwrap();
+        let back = read(dir.path(), &key);
+        assert_eq!(back.index.content.len(), 2);
+        assert!(back.loaded().is_none());
+    }
+
+    #[test]
+    fn a_cache_written_again_with_new_times_keeps_what_the_files_gave_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = [3; 32];
+        let (acme, beta) = (provider("acme"), provider("beta"));
+        let paths = ["content/a/_index.md", "content/b/_index.md"];
+        write(
+            dir.path(),
+            &key,
+            index(&paths),
+            Bodies::Loaded(vec![&acme, &beta]),
+        )
+        .unwrap();
+        let old = read(dir.path(), &key);
+        let mut again = index(&paths);
+        again.content[1].stamp = stamp(3);
+        write(dir.path(), &key, again, Bodies::Same(&old)).unwrap();
+        let back = read(dir.path(), &key);
+        assert_eq!(back.index.content[1].stamp, stamp(3));
+        let loaded = back.loaded().unwrap();
+        assert_eq!(
+            loaded.iter().map(slug_of).collect::<Vec<_>>(),
+            ["acme", "beta"]
+        );
+        // What it copies is checked as it is copied: a damaged cache is not given a new
+        // checksum, and the one in place stays.
+        let file = dir.path().join(FILE);
+        let mut bytes = fs::read(&file).unwrap();
+        bytes[PREAMBLE + 12] ^= 1;
+        fs::write(&file, &bytes).unwrap();
+        let damaged = read(dir.path(), &key);
+        assert!(write(dir.path(), &key, index(&paths), Bodies::Same(&damaged)).is_err());
+        assert_eq!(fs::read(&file).unwrap(), bytes);
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "no file left aside: {names:?}");
     }
 
     #[test]

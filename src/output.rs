@@ -153,17 +153,47 @@ impl PathSet {
 }
 
 /// How each of these files of the output folder `out` is now: `None` when it is not a
-/// plain file reached through no link (or where the kernel cannot tell: then nothing of
-/// the output is taken as known).
+/// plain file reached through folders only, no link.
+///
+/// One `stat` a file, relative to the folder, and one for each folder on the way: every
+/// folder is checked not to be a link first, so the path to each file is one of folders
+/// (a build after nothing changed looks at every file of the output: this is its cost).
 pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crate::cache::Left>> {
-    let dir = open_dir(out).ok();
+    use rustix::fs::{AtFlags, FileType};
+    let Ok(dir) = open_dir(out) else {
+        return vec![None; paths.len()];
+    };
+    let stat = |path: &str| rustix::fs::statat(&dir, path, AtFlags::SYMLINK_NOFOLLOW).ok();
+    let folders: std::collections::BTreeSet<&str> = paths
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|path| site_relative(path).is_some())
+        .flat_map(|path| path.match_indices('/').map(move |(at, _)| &path[..at]))
+        .collect();
+    let folders: Vec<&str> = folders.into_iter().collect();
+    let not_folders: HashSet<&str> = folders
+        .par_iter()
+        .copied()
+        .filter(|folder| {
+            stat(folder).is_none_or(|st| FileType::from_raw_mode(st.st_mode) != FileType::Directory)
+        })
+        .collect();
     paths
         .par_iter()
         .map(|path| {
-            let relative = site_relative(path.as_ref())?;
-            let fd = beneath(dir.as_ref()?, relative, rustix::fs::OFlags::PATH).ok()?;
-            let meta = File::from(fd).metadata().ok()?;
-            meta.is_file().then(|| crate::cache::Left::of(&meta))
+            let path = path.as_ref();
+            site_relative(path)?;
+            let through_links = !not_folders.is_empty()
+                && path
+                    .match_indices('/')
+                    .any(|(at, _)| not_folders.contains(&path[..at]));
+            if through_links {
+                return None;
+            }
+            let st = stat(path)?;
+            (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| {
+                crate::cache::Left::new(u64::try_from(st.st_size).unwrap_or(u64::MAX), st.st_mtime)
+            })
         })
         .collect()
 }

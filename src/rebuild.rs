@@ -3,12 +3,13 @@
 //! output (rendering only the pages whose declared inputs changed), from its parsed
 //! files (rendering everything), or finds nothing to do at all.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use crate::build::{Error, Summary};
-use crate::cache::{self, Cache, Hash, Looked, Parsed, Seen, Written};
+use crate::cache::{self, Bodies, Cache, Hash, Index, Looked, Seen, Written};
 use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
@@ -66,21 +67,31 @@ impl Scan {
         let before = cache::read(dir, &key);
         let scanned = SystemTime::now();
         let paths = content::content_files(root).ok()?;
+        let seen_before: HashMap<&Path, &Seen> = before
+            .index
+            .content
+            .iter()
+            .map(|seen| (seen.path.as_path(), seen))
+            .collect();
         let content = cache::look(
             root,
             &paths,
-            &|path| before.content.get(path).map(|p| p.seen.clone()),
-            before.scanned,
+            &|path| seen_before.get(path).map(|s| (*s).clone()),
+            before.index.scanned(),
             |path, bytes| content::load_bytes(root, path, bytes),
         );
-        let theme_before: HashMap<&Path, &Seen> =
-            before.theme.iter().map(|s| (s.path.as_path(), s)).collect();
+        let theme_before: HashMap<&Path, &Seen> = before
+            .index
+            .theme
+            .iter()
+            .map(|s| (s.path.as_path(), s))
+            .collect();
         let theme_paths = theme_files(root);
         let theme_looked = cache::look(
             root,
             &theme_paths,
             &|path| theme_before.get(path).map(|s| (*s).clone()),
-            before.scanned,
+            before.index.scanned(),
             |_, _| (),
         );
         let mut hasher = blake3::Hasher::new();
@@ -126,17 +137,18 @@ impl Scan {
             })
             .chain(
                 before
+                    .index
                     .content
-                    .keys()
-                    .filter(|path| !listed.contains(path.as_path()))
-                    .map(|path| (path.clone(), None)),
+                    .iter()
+                    .filter(|seen| !listed.contains(seen.path.as_path()))
+                    .map(|seen| (seen.path.clone(), None)),
             )
             .collect();
         changed.sort_by(|a, b| a.0.cmp(&b.0));
         // The output holds what the last build left: its manifest, and every file as it was
         // (a file edited or deleted by hand, and the build starts from scratch).
         let written_paths = output.manifest_paths();
-        let output_known = before.written.as_ref().is_some_and(|written| {
+        let output_known = before.index.written.as_ref().is_some_and(|written| {
             written.key == render_key
                 && output.manifest_hash() == Some(written.manifest)
                 && output::look_at(out, &written_paths) == written.left
@@ -156,7 +168,7 @@ impl Scan {
     }
 
     pub fn start_from(&self) -> StartFrom {
-        match &self.before.written {
+        match &self.before.index.written {
             Some(written) if self.output_known && self.changed.is_empty() => {
                 StartFrom::Nothing(written.clone())
             }
@@ -173,11 +185,14 @@ impl Scan {
     /// The site as the cache holds it, before the changes: what the last build's output
     /// shows. `None` if it does not load (then the build starts from scratch).
     pub fn written_site(&self, options: &Options) -> Option<Site> {
+        let loaded = self.before.loaded()?;
         let files: Files = self
             .before
+            .index
             .content
             .iter()
-            .map(|(path, parsed)| (path.clone(), Ok(parsed.loaded.clone())))
+            .zip(loaded)
+            .map(|(seen, loaded)| (seen.path.clone(), Ok(loaded)))
             .collect();
         Site::load_with(options, || Ok(files)).ok()
     }
@@ -185,14 +200,26 @@ impl Scan {
     /// The site of the files as they are now, parsing only those that changed.
     pub fn fresh_site(&self, options: &Options) -> Result<Site, Error> {
         let root = &options.root;
+        // What the cache holds, unless it cannot be read: then every file is parsed.
+        let mut cached: HashMap<&Path, Loaded> = match self.before.loaded() {
+            Some(loaded) => self
+                .before
+                .index
+                .content
+                .iter()
+                .map(|seen| seen.path.as_path())
+                .zip(loaded)
+                .collect(),
+            None => HashMap::new(),
+        };
         Site::load_with(options, || {
             Ok(self
                 .content
                 .iter()
                 .map(|looked| match looked {
                     Looked::Same(seen) => {
-                        let loaded = match self.before.content.get(&seen.path) {
-                            Some(parsed) => Ok(parsed.loaded.clone()),
+                        let loaded = match cached.remove(seen.path.as_path()) {
+                            Some(loaded) => Ok(loaded),
                             None => content::load_file(root, &seen.path),
                         };
                         (seen.path.clone(), loaded)
@@ -216,49 +243,49 @@ impl Scan {
     ) -> Summary {
         let config = Config::load(&options.root).unwrap_or_default();
         let base_url = options.base_url.clone().unwrap_or(config.base_url);
-        let warnings = Diagnostics::sorted(
-            self.before
-                .content
-                .values()
-                .filter_map(|parsed| match &parsed.loaded {
-                    Loaded::Incident(incident) if options.drafts || !incident.draft => {
-                        Some(incident.warnings.iter().cloned())
-                    }
-                    _ => None,
-                })
-                .flatten()
-                .collect(),
-        );
-        let seen_again = self
+        // What the cache saw of each file, as it is seen now (new times, same bytes).
+        let now: HashMap<&Path, &Seen> = self
             .content
             .iter()
-            .zip(self.before.content.values())
-            .any(|(looked, parsed)| looked.seen().map(|s| s.stamp) != Some(parsed.seen.stamp))
-            || self
-                .theme
+            .filter_map(Looked::seen)
+            .map(|seen| (seen.path.as_path(), seen))
+            .collect();
+        let content: Option<Vec<Seen>> = self
+            .before
+            .index
+            .content
+            .iter()
+            .map(|seen| now.get(seen.path.as_path()).map(|s| (*s).clone()))
+            .collect();
+        let seen_again = content.as_ref().is_none_or(|content| {
+            content
                 .iter()
                 .map(|s| s.stamp)
-                .ne(self.before.theme.iter().map(|s| s.stamp));
-        let cache_error = match seen_again {
-            true => {
-                let content = self
-                    .content
-                    .iter()
-                    .filter_map(|looked| {
-                        let seen = looked.seen()?;
-                        let parsed = self.before.content.get(&seen.path)?;
-                        Some((
-                            seen.path.clone(),
-                            Parsed {
-                                seen: seen.clone(),
-                                loaded: parsed.loaded.clone(),
-                            },
-                        ))
-                    })
-                    .collect();
-                self.write(content, Some(written.clone())).err()
+                .ne(self.before.index.content.iter().map(|s| s.stamp))
+        }) || self.theme.iter().map(|s| s.stamp).ne(self
+            .before
+            .index
+            .theme
+            .iter()
+            .map(|s| s.stamp));
+        let cache_error = match (seen_again, content) {
+            (true, Some(content)) => {
+                let index = Index::new(
+                    self.scanned,
+                    self.theme.clone(),
+                    content,
+                    Some(written.clone()),
+                );
+                match cache::write(&self.dir, &self.key, index, Bodies::Same(&self.before)) {
+                    // What the files gave is damaged: an empty cache in its place, and the
+                    // next build starts from scratch (and writes it whole).
+                    Err(e) if e.kind() == io::ErrorKind::InvalidData => self
+                        .write(Vec::new(), Bodies::Loaded(Vec::new()), None)
+                        .err(),
+                    other => other.err().map(|e| self.failed(e)),
+                }
             }
-            false => None,
+            _ => None,
         };
         Summary {
             incidents: written.incidents,
@@ -272,7 +299,7 @@ impl Scan {
             },
             leftovers: output.release(),
             local_base_url: base_url == BaseUrl::default(),
-            warnings,
+            warnings: Diagnostics(written.warnings.clone()),
             cache_error,
             elapsed: start.elapsed(),
         }
@@ -286,20 +313,14 @@ impl Scan {
             .filter_map(Looked::seen)
             .map(|seen| (seen.path.as_path(), seen))
             .collect();
-        let content = site
+        let (content, loaded): (Vec<Seen>, Vec<&Loaded>) = site
             .files()
             .iter()
             .filter_map(|(path, loaded)| {
                 let seen = seen.get(path.as_path())?;
-                Some((
-                    path.clone(),
-                    Parsed {
-                        seen: (*seen).clone(),
-                        loaded: loaded.as_ref().ok()?.clone(),
-                    },
-                ))
+                Some(((*seen).clone(), loaded.as_ref().ok()?))
             })
-            .collect();
+            .unzip();
         let written = Written {
             key: self.render_key,
             manifest: output::manifest_hash(files),
@@ -308,8 +329,9 @@ impl Scan {
             providers: site.archive.providers.len(),
             pages: html_pages(site),
             files: files.len(),
+            warnings: site.warnings().0,
         };
-        self.write(content, Some(written))
+        self.write(content, Bodies::Loaded(loaded), Some(written))
     }
 
     /// How each of `files` (in the manifest's order) is left in `out`: looked at again only
@@ -317,7 +339,7 @@ impl Scan {
     fn left(&self, out: &Path, files: &[OutputFile]) -> Vec<Option<cache::Left>> {
         let mut sorted: Vec<&OutputFile> = files.iter().collect();
         sorted.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        let before: HashMap<&str, Option<cache::Left>> = match &self.before.written {
+        let before: HashMap<&str, Option<cache::Left>> = match &self.before.index.written {
             Some(written) if self.output_known => self
                 .written_paths
                 .iter()
@@ -351,21 +373,20 @@ impl Scan {
 
     fn write(
         &self,
-        content: BTreeMap<PathBuf, Parsed>,
+        content: Vec<Seen>,
+        bodies: Bodies<'_>,
         written: Option<Written>,
     ) -> Result<(), String> {
-        let cache = Cache {
-            scanned: Some(self.scanned),
-            theme: self.theme.clone(),
-            content,
-            written,
-        };
-        cache::write(&self.dir, &self.key, &cache).map_err(|e| {
-            format!(
-                "could not write the build cache in {} ({e}): the site is complete, the next build starts from scratch",
-                self.dir.display()
-            )
-        })
+        let index = Index::new(self.scanned, self.theme.clone(), content, written);
+        cache::write(&self.dir, &self.key, index, bodies).map_err(|e| self.failed(e))
+    }
+
+    /// What the user is told when the cache cannot be written.
+    fn failed(&self, error: io::Error) -> String {
+        format!(
+            "could not write the build cache in {} ({error}): the site is complete, the next build starts from scratch",
+            self.dir.display()
+        )
     }
 }
 

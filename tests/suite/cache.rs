@@ -161,6 +161,37 @@ fn a_damaged_truncated_or_foreign_cache_is_ignored_and_replaced() {
 }
 
 #[test]
+fn a_build_with_nothing_to_do_needs_only_the_caches_index_and_a_damaged_rest_is_replaced() {
+    let site = archive(12);
+    site.build(&[]);
+    let cache = site.path(".outages-cache/build");
+    let mut bytes = std::fs::read(&cache).unwrap();
+    // A byte of what the files gave, which the cache stores first, after its preamble.
+    bytes[56 + 20] ^= 0x55;
+    std::fs::write(&cache, &bytes).unwrap();
+    assert_eq!(count(&site.build(&[]), "written"), 0);
+    // New times, same bytes: the cache is written again, and not from its damaged part.
+    let file = site.path("content/acme/i0.md");
+    age(&file);
+    let output = site.run(&["build"]);
+    assert!(output.status.success());
+    assert_eq!(
+        count(&String::from_utf8_lossy(&output.stdout), "written"),
+        0
+    );
+    assert!(!stderr(&output).contains("cache"), "{}", stderr(&output));
+    assert_ne!(std::fs::read(&cache).unwrap(), bytes, "replaced");
+    // An edit then gives what a build from scratch gives, and the cache is whole again.
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("Outage 0", "Outage X")).unwrap();
+    site.build(&[]);
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    std::fs::write(&file, text).unwrap();
+    assert!(count(&site.build(&[]), "written") > 0);
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+}
+
+#[test]
 fn a_file_of_the_output_edited_or_deleted_by_hand_is_written_again() {
     let site = archive(8);
     site.build(&[]);
@@ -312,6 +343,17 @@ fn what_only_a_build_from_scratch_would_see_is_never_missed() {
     std::fs::write(&file, format!("{text}Other news.\n")).unwrap();
     site.build(&[]);
     assert_eq!(tree(&moved), before);
+    assert!(
+        std::fs::symlink_metadata(site.path("public/acme"))
+            .unwrap()
+            .is_dir()
+    );
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    // The same with nothing else changed: each folder on the way to a file is looked at.
+    std::fs::remove_dir_all(&moved).unwrap();
+    std::fs::rename(site.path("public/acme"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, site.path("public/acme")).unwrap();
+    assert!(count(&site.build(&[]), "written") > 0);
     assert!(
         std::fs::symlink_metadata(site.path("public/acme"))
             .unwrap()
