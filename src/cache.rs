@@ -222,11 +222,67 @@ impl Stored<'_> {
     }
 }
 
-/// What a cache written now stores of the content files: each one's parsed form, or what
-/// an earlier cache stored (for the same files in the same order), copied byte for byte.
-pub enum Bodies<'a> {
-    Loaded(Vec<&'a Loaded>),
-    Same(&'a Cache),
+/// What a cache written now stores of each content file, in the index's order: its parsed
+/// form, encoded now (`Some`), or what `earlier` stored for the same path, copied byte for
+/// byte (`None`): a build after one edit encodes one file, not the archive.
+pub struct Bodies<'a> {
+    pub earlier: Option<&'a Cache>,
+    pub each: Vec<Option<&'a Loaded>>,
+}
+
+impl<'a> Bodies<'a> {
+    /// Every file's parsed form, encoded now.
+    pub fn encoded(loaded: Vec<&'a Loaded>) -> Bodies<'a> {
+        Bodies {
+            earlier: None,
+            each: loaded.into_iter().map(Some).collect(),
+        }
+    }
+
+    /// What `earlier` stored, for the same files in its order.
+    pub fn same(earlier: &'a Cache) -> Bodies<'a> {
+        Bodies {
+            earlier: Some(earlier),
+            each: vec![None; earlier.index.content.len()],
+        }
+    }
+}
+
+/// What an earlier cache stored, read in its order as a cache written now asks for it.
+struct Earlier<'a> {
+    seen: &'a [Seen],
+    stored: Stored<'a>,
+    next: usize,
+}
+
+impl Earlier<'_> {
+    /// The stored bytes of `path`, skipping (but checking) those of paths before it.
+    fn take(&mut self, path: &Path) -> io::Result<Vec<u8>> {
+        while let Some(seen) = self.seen.get(self.next) {
+            self.next += 1;
+            let bytes = self
+                .stored
+                .entry()
+                .ok_or_else(|| damaged("the cache to copy from is damaged"))?;
+            if seen.path == path {
+                return Ok(bytes);
+            }
+        }
+        Err(damaged("the cache to copy from lacks a file"))
+    }
+
+    /// Reads what is left, to check it all.
+    fn finish(mut self) -> io::Result<()> {
+        for _ in self.next..self.seen.len() {
+            self.stored
+                .entry()
+                .ok_or_else(|| damaged("the cache to copy from is damaged"))?;
+        }
+        match self.stored.finish() {
+            true => Ok(()),
+            false => Err(damaged("the cache to copy from is damaged")),
+        }
+    }
 }
 
 /// What the cache is for: this program, this site folder (as written: messages name
@@ -406,33 +462,35 @@ fn write_file(path: &Path, key: &Hash, mut index: Index, bodies: Bodies<'_>) -> 
         hasher: blake3::Hasher::new(),
         written: 0,
     };
-    match bodies {
-        Bodies::Loaded(loaded) => {
-            if loaded.len() != index.content.len() {
-                return Err(io::Error::other("the cache's index and content differ"));
-            }
-            // Encoded in parallel, a chunk at a time, written in order.
-            for chunk in loaded.chunks(1024) {
-                let encoded: Vec<io::Result<Vec<u8>>> =
-                    chunk.par_iter().map(|p| encode(*p)).collect();
-                for bytes in encoded {
-                    let bytes = bytes?;
-                    stored.write_all(&(bytes.len() as u64).to_le_bytes())?;
-                    stored.write_all(&bytes)?;
-                }
-            }
-        }
-        Bodies::Same(cache) => {
-            // Copied as read, and checked: a damaged store is not given a new hash.
-            let mut from = cache
+    if bodies.each.len() != index.content.len() {
+        return Err(io::Error::other("the cache's index and content differ"));
+    }
+    let mut earlier = match bodies.earlier {
+        Some(cache) if bodies.each.iter().any(Option::is_none) => Some(Earlier {
+            seen: &cache.index.content,
+            stored: cache
                 .stored()
-                .filter(|_| cache.index.content.len() == index.content.len())
-                .ok_or_else(|| damaged("the cache to copy from is gone"))?;
-            io::copy(&mut from.reader, &mut stored)?;
-            if !from.finish() {
-                return Err(damaged("the cache to copy from is damaged"));
-            }
+                .ok_or_else(|| damaged("the cache to copy from is gone"))?,
+            next: 0,
+        }),
+        _ => None,
+    };
+    // Encoded in parallel, a chunk at a time, written in order.
+    for (at, chunk) in bodies.each.chunks(1024).enumerate() {
+        let encoded: Vec<Option<io::Result<Vec<u8>>>> =
+            chunk.par_iter().map(|loaded| loaded.map(encode)).collect();
+        for (i, bytes) in encoded.into_iter().enumerate() {
+            let bytes = match (bytes, &mut earlier) {
+                (Some(bytes), _) => bytes?,
+                (None, Some(earlier)) => earlier.take(&index.content[at * 1024 + i].path)?,
+                (None, None) => return Err(damaged("no cache to copy from")),
+            };
+            stored.write_all(&(bytes.len() as u64).to_le_bytes())?;
+            stored.write_all(&bytes)?;
         }
+    }
+    if let Some(earlier) = earlier {
+        earlier.finish()?;
     }
     let Hashing {
         inner: mut out,
@@ -620,7 +678,7 @@ mod tests {
             dir.path(),
             &key,
             written.clone(),
-            Bodies::Loaded(vec![&acme, &beta]),
+            Bodies::encoded(vec![&acme, &beta]),
         )
         .unwrap();
         let back = read(dir.path(), &key);
@@ -673,13 +731,13 @@ mod tests {
             dir.path(),
             &key,
             index(&paths),
-            Bodies::Loaded(vec![&acme, &beta]),
+            Bodies::encoded(vec![&acme, &beta]),
         )
         .unwrap();
         let old = read(dir.path(), &key);
         let mut again = index(&paths);
         again.content[1].stamp = stamp(3);
-        write(dir.path(), &key, again, Bodies::Same(&old)).unwrap();
+        write(dir.path(), &key, again, Bodies::same(&old)).unwrap();
         let back = read(dir.path(), &key);
         assert_eq!(back.index.content[1].stamp, stamp(3));
         let loaded = back.loaded().unwrap();
@@ -694,13 +752,62 @@ mod tests {
         bytes[PREAMBLE + 12] ^= 1;
         fs::write(&file, &bytes).unwrap();
         let damaged = read(dir.path(), &key);
-        assert!(write(dir.path(), &key, index(&paths), Bodies::Same(&damaged)).is_err());
+        assert!(write(dir.path(), &key, index(&paths), Bodies::same(&damaged)).is_err());
         assert_eq!(fs::read(&file).unwrap(), bytes);
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "no file left aside: {names:?}");
+    }
+
+    #[test]
+    fn a_cache_written_after_an_edit_copies_what_did_not_change_and_encodes_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = [3; 32];
+        let [a, b, c, d] = ["acme", "beta", "corp", "delta"].map(provider);
+        let paths = [
+            "content/a/_index.md",
+            "content/b/_index.md",
+            "content/c/_index.md",
+        ];
+        write(
+            dir.path(),
+            &key,
+            index(&paths),
+            Bodies::encoded(vec![&a, &b, &c]),
+        )
+        .unwrap();
+        let old = read(dir.path(), &key);
+        // `a` copied, `b` gone (skipped over), `c` edited, `d` new.
+        let now = [
+            "content/a/_index.md",
+            "content/c/_index.md",
+            "content/d/_index.md",
+        ];
+        let bodies = Bodies {
+            earlier: Some(&old),
+            each: vec![None, Some(&c), Some(&d)],
+        };
+        write(dir.path(), &key, index(&now), bodies).unwrap();
+        let back = read(dir.path(), &key).loaded().unwrap();
+        assert_eq!(
+            back.iter().map(slug_of).collect::<Vec<_>>(),
+            ["acme", "corp", "delta"]
+        );
+        // A file to copy that the earlier cache does not hold is refused as damage.
+        let old = read(dir.path(), &key);
+        let bodies = Bodies {
+            earlier: Some(&old),
+            each: vec![None, Some(&c), None],
+        };
+        let missing = [
+            "content/a/_index.md",
+            "content/c/_index.md",
+            "content/e/_index.md",
+        ];
+        let error = write(dir.path(), &key, index(&missing), bodies).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
     }
 
     #[test]

@@ -269,21 +269,12 @@ impl Scan {
             .iter()
             .map(|s| s.stamp));
         let cache_error = match (seen_again, content) {
+            // If what the files gave is damaged, an empty cache in its place: the next
+            // build starts from scratch (and writes it whole).
             (true, Some(content)) => {
-                let index = Index::new(
-                    self.scanned,
-                    self.theme.clone(),
-                    content,
-                    Some(written.clone()),
-                );
-                match cache::write(&self.dir, &self.key, index, Bodies::Same(&self.before)) {
-                    // What the files gave is damaged: an empty cache in its place, and the
-                    // next build starts from scratch (and writes it whole).
-                    Err(e) if e.kind() == io::ErrorKind::InvalidData => self
-                        .write(Vec::new(), Bodies::Loaded(Vec::new()), None)
-                        .err(),
-                    other => other.err().map(|e| self.failed(e)),
-                }
+                let each = vec![None; content.len()];
+                self.write_copying(content, each, Some(written.clone()), Vec::new)
+                    .err()
             }
             _ => None,
         };
@@ -307,18 +298,24 @@ impl Scan {
 
     /// Keeps what this build parsed and wrote, for the next one.
     pub fn save(&self, site: &Site, out: &Path, files: &[OutputFile]) -> Result<(), String> {
-        let seen: HashMap<&Path, &Seen> = self
+        // Each file as seen, and whether the cache holds what it gives (the same bytes).
+        let seen: HashMap<&Path, (&Seen, bool)> = self
             .content
             .iter()
-            .filter_map(Looked::seen)
-            .map(|seen| (seen.path.as_path(), seen))
+            .filter_map(|looked| {
+                let seen = looked.seen()?;
+                Some((
+                    seen.path.as_path(),
+                    (seen, matches!(looked, Looked::Same(_))),
+                ))
+            })
             .collect();
-        let (content, loaded): (Vec<Seen>, Vec<&Loaded>) = site
+        let (content, each): (Vec<Seen>, Vec<(&Loaded, bool)>) = site
             .files()
             .iter()
             .filter_map(|(path, loaded)| {
-                let seen = seen.get(path.as_path())?;
-                Some(((*seen).clone(), loaded.as_ref().ok()?))
+                let (seen, same) = seen.get(path.as_path())?;
+                Some(((*seen).clone(), (loaded.as_ref().ok()?, *same)))
             })
             .unzip();
         let written = Written {
@@ -331,7 +328,14 @@ impl Scan {
             files: files.len(),
             warnings: site.warnings().0,
         };
-        self.write(content, Bodies::Loaded(loaded), Some(written))
+        // If what the cache holds turns out damaged, every file is encoded.
+        let copied = each
+            .iter()
+            .map(|&(loaded, same)| (!same).then_some(loaded))
+            .collect();
+        self.write_copying(content, copied, Some(written), || {
+            each.iter().map(|&(loaded, _)| loaded).collect()
+        })
     }
 
     /// How each of `files` (in the manifest's order) is left in `out`: looked at again only
@@ -379,6 +383,37 @@ impl Scan {
     ) -> Result<(), String> {
         let index = Index::new(self.scanned, self.theme.clone(), content, written);
         cache::write(&self.dir, &self.key, index, bodies).map_err(|e| self.failed(e))
+    }
+
+    /// Writes the cache, copying what the last one holds for the files `each` gives no
+    /// parsed form; if that turns out damaged, with the parsed forms `instead` gives (in
+    /// order, for every file), or empty and with nothing written if it gives none.
+    fn write_copying<'a>(
+        &'a self,
+        content: Vec<Seen>,
+        each: Vec<Option<&'a Loaded>>,
+        written: Option<Written>,
+        instead: impl FnOnce() -> Vec<&'a Loaded>,
+    ) -> Result<(), String> {
+        let index = Index::new(
+            self.scanned,
+            self.theme.clone(),
+            content.clone(),
+            written.clone(),
+        );
+        let copied = Bodies {
+            earlier: Some(&self.before),
+            each,
+        };
+        match cache::write(&self.dir, &self.key, index, copied) {
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => match instead() {
+                loaded if loaded.len() == content.len() => {
+                    self.write(content, Bodies::encoded(loaded), written)
+                }
+                _ => self.write(Vec::new(), Bodies::encoded(Vec::new()), None),
+            },
+            other => other.map_err(|e| self.failed(e)),
+        }
     }
 
     /// What the user is told when the cache cannot be written.

@@ -186,8 +186,24 @@ fn a_build_with_nothing_to_do_needs_only_the_caches_index_and_a_damaged_rest_is_
     std::fs::write(&file, text.replace("Outage 0", "Outage X")).unwrap();
     site.build(&[]);
     assert_eq!(tree(&site.path("public")), from_scratch(&site));
-    std::fs::write(&file, text).unwrap();
+    std::fs::write(&file, &text).unwrap();
     assert!(count(&site.build(&[]), "written") > 0);
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    // Damaged again, then an edit: what the cache held cannot be copied, so the build
+    // writes every file's parsed form, and the next build trusts it.
+    let mut bytes = std::fs::read(&cache).unwrap();
+    bytes[56 + 20] ^= 0x55;
+    std::fs::write(&cache, &bytes).unwrap();
+    std::fs::write(&file, text.replace("Outage 0", "Outage Y")).unwrap();
+    let output = site.run(&["build"]);
+    assert!(output.status.success());
+    assert!(!stderr(&output).contains("cache"), "{}", stderr(&output));
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    let other = site.path("content/globex/i1.md");
+    let text = std::fs::read_to_string(&other).unwrap();
+    std::fs::write(&other, format!("{text}More news.\n")).unwrap();
+    let edited = site.build(&[]);
+    assert!((1..=20).contains(&count(&edited, "written")), "{edited}");
     assert_eq!(tree(&site.path("public")), from_scratch(&site));
 }
 
