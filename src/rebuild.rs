@@ -67,12 +67,7 @@ impl Scan {
         let before = cache::read(dir, &key);
         let scanned = SystemTime::now();
         let paths = content::content_files(root).ok()?;
-        let seen_before: HashMap<&Path, &Seen> = before
-            .index
-            .content
-            .iter()
-            .map(|seen| (seen.path.as_path(), seen))
-            .collect();
+        let seen_before = by_path(&before.index.content);
         let content = cache::look(
             root,
             &paths,
@@ -80,12 +75,7 @@ impl Scan {
             before.index.scanned(),
             |path, bytes| content::load_bytes(root, path, bytes),
         );
-        let theme_before: HashMap<&Path, &Seen> = before
-            .index
-            .theme
-            .iter()
-            .map(|s| (s.path.as_path(), s))
-            .collect();
+        let theme_before = by_path(&before.index.theme);
         let theme_paths = theme_files(root);
         let theme_looked = cache::look(
             root,
@@ -244,12 +234,7 @@ impl Scan {
         let config = Config::load(&options.root).unwrap_or_default();
         let base_url = options.base_url.clone().unwrap_or(config.base_url);
         // What the cache saw of each file, as it is seen now (new times, same bytes).
-        let now: HashMap<&Path, &Seen> = self
-            .content
-            .iter()
-            .filter_map(Looked::seen)
-            .map(|seen| (seen.path.as_path(), seen))
-            .collect();
+        let now = by_path(self.content.iter().filter_map(Looked::seen));
         let content: Option<Vec<Seen>> = self
             .before
             .index
@@ -423,6 +408,13 @@ impl Scan {
             self.dir.display()
         )
     }
+}
+
+/// Files as seen, by path.
+fn by_path<'a>(seen: impl IntoIterator<Item = &'a Seen>) -> HashMap<&'a Path, &'a Seen> {
+    seen.into_iter()
+        .map(|seen| (seen.path.as_path(), seen))
+        .collect()
 }
 
 /// Every file of the theme (`templates/`, `static/`) and `site.yaml`, relative to `root`.
