@@ -16,7 +16,8 @@
 //!   exactly that build is updated page by page.
 //! - Its index (what was seen of each file, and what was written) is read apart from the
 //!   parsed incidents, which are read only when a build needs them: a build with nothing
-//!   to do reads a small part of the cache.
+//!   to do reads the index alone (and copies the rest, checked, when files were seen with
+//!   new times, as after a checkout).
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -160,7 +161,8 @@ impl Index {
 }
 
 /// A cache as read back: its index, and what the content files gave, still on disk and
-/// read only when asked for (a build with nothing to do never reads it).
+/// read only when asked for (a build with nothing to do reads it only to copy it, when
+/// files were seen with new times).
 #[derive(Debug, Default)]
 pub struct Cache {
     pub index: Index,
@@ -192,18 +194,36 @@ impl Cache {
     /// A reader of what the content files gave, as stored: it checks the length and hash
     /// the index gives.
     fn stored(&self) -> Option<Stored<'_>> {
-        let mut file = self.file.as_ref()?;
-        file.seek(SeekFrom::Start(PREAMBLE as u64)).ok()?;
+        let at = At {
+            file: self.file.as_ref()?,
+            offset: PREAMBLE as u64,
+        };
         Some(Stored {
-            reader: Checked::new(BufReader::new(file).take(self.index.stored.0)),
+            reader: Checked::new(BufReader::new(at).take(self.index.stored.0)),
             expected: self.index.stored,
         })
     }
 }
 
+/// A reader of a file from an offset of its own, so that readers of one file never move
+/// each other's place.
+struct At<'a> {
+    file: &'a File,
+    offset: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::os::unix::fs::FileExt as _;
+        let n = self.file.read_at(buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
 /// What the content files gave, as read from the cache file.
 struct Stored<'a> {
-    reader: Checked<io::Take<BufReader<&'a File>>>,
+    reader: Checked<io::Take<BufReader<At<'a>>>>,
     expected: (u64, Hash),
 }
 
@@ -256,16 +276,20 @@ struct Earlier<'a> {
 }
 
 impl Earlier<'_> {
-    /// The stored bytes of `path`, skipping (but checking) those of paths before it.
-    fn take(&mut self, path: &Path) -> io::Result<Vec<u8>> {
+    /// The stored bytes of the file `now` sees, skipping (but checking) those of paths
+    /// before it; only if they were stored for the same bytes of it.
+    fn take(&mut self, now: &Seen) -> io::Result<Vec<u8>> {
         while let Some(seen) = self.seen.get(self.next) {
             self.next += 1;
             let bytes = self
                 .stored
                 .entry()
                 .ok_or_else(|| damaged("the cache to copy from is damaged"))?;
-            if seen.path == path {
-                return Ok(bytes);
+            if seen.path == now.path {
+                return match seen.hash == now.hash {
+                    true => Ok(bytes),
+                    false => Err(damaged("the cache to copy from holds other bytes")),
+                };
             }
         }
         Err(damaged("the cache to copy from lacks a file"))
@@ -319,8 +343,13 @@ fn read_file(path: &Path, key: &Hash) -> Option<Cache> {
     let stored_len = trailer.checked_sub(index_len)?;
     file.seek(SeekFrom::Start(PREAMBLE as u64 + stored_len))
         .ok()?;
-    let mut bytes = vec![0; usize::try_from(index_len).ok()?];
-    file.read_exact(&mut bytes).ok()?;
+    // Read as it comes, not allocated first: a damaged length asks for no more memory
+    // than the file holds.
+    let mut bytes = Vec::new();
+    (&mut file).take(index_len).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 != index_len {
+        return None;
+    }
     let mut hasher = blake3::Hasher::new();
     hasher.update(&preamble);
     hasher.update(&bytes);
@@ -378,9 +407,10 @@ impl<R: Read> Checked<R> {
         if len > MAX_ENTRY {
             return None;
         }
-        let mut buffer = vec![0; usize::try_from(len).ok()?];
-        self.read_exact(&mut buffer).ok()?;
-        Some(buffer)
+        // Read as it comes, not allocated first (a damaged length).
+        let mut buffer = Vec::new();
+        self.take(len).read_to_end(&mut buffer).ok()?;
+        (buffer.len() as u64 == len).then_some(buffer)
     }
 }
 
@@ -482,7 +512,7 @@ fn write_file(path: &Path, key: &Hash, mut index: Index, bodies: Bodies<'_>) -> 
         for (i, bytes) in encoded.into_iter().enumerate() {
             let bytes = match (bytes, &mut earlier) {
                 (Some(bytes), _) => bytes?,
-                (None, Some(earlier)) => earlier.take(&index.content[at * 1024 + i].path)?,
+                (None, Some(earlier)) => earlier.take(&index.content[at * 1024 + i])?,
                 (None, None) => return Err(damaged("no cache to copy from")),
             };
             stored.write_all(&(bytes.len() as u64).to_le_bytes())?;
@@ -807,6 +837,60 @@ mod tests {
             "content/e/_index.md",
         ];
         let error = write(dir.path(), &key, index(&missing), bodies).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+    }
+
+    #[test]
+    fn thousands_of_files_read_back_and_copy_across_batches_and_other_bytes_are_not_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = [3; 32];
+        let slugs: Vec<String> = (0..2500).map(|i| format!("p{i:04}")).collect();
+        let loaded: Vec<Loaded> = slugs.iter().map(|s| provider(s)).collect();
+        let paths: Vec<String> = slugs
+            .iter()
+            .map(|s| format!("content/{s}/_index.md"))
+            .collect();
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        write(
+            dir.path(),
+            &key,
+            index(&paths),
+            Bodies::encoded(loaded.iter().collect()),
+        )
+        .unwrap();
+        let old = read(dir.path(), &key);
+        assert_eq!(
+            old.loaded()
+                .unwrap()
+                .iter()
+                .map(slug_of)
+                .collect::<Vec<_>>(),
+            slugs
+        );
+        // Every file copied but one in each batch, encoded anew as another slug.
+        let other = provider("other");
+        let each = (0..2500)
+            .map(|i| (i % 1024 == 7).then_some(&other))
+            .collect();
+        let bodies = Bodies {
+            earlier: Some(&old),
+            each,
+        };
+        write(dir.path(), &key, index(&paths), bodies).unwrap();
+        let back = read(dir.path(), &key).loaded().unwrap();
+        for (i, loaded) in back.iter().enumerate() {
+            let expected = if i % 1024 == 7 {
+                "other"
+            } else {
+                slugs[i].as_str()
+            };
+            assert_eq!(slug_of(loaded), expected, "file {i}");
+        }
+        // A file to copy whose bytes are not those the earlier cache stored for it.
+        let old = read(dir.path(), &key);
+        let mut changed = index(&paths);
+        changed.content[3].hash = [9; 32];
+        let error = write(dir.path(), &key, changed, Bodies::same(&old)).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
     }
 

@@ -158,6 +158,8 @@ impl PathSet {
 /// One `stat` a file, relative to the folder, and one for each folder on the way: every
 /// folder is checked not to be a link first, so the path to each file is one of folders
 /// (a build after nothing changed looks at every file of the output: this is its cost).
+/// A folder swapped for a link between the two could be looked through: only metadata,
+/// and by someone who can write the folder anyway; nothing is read or written through it.
 pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crate::cache::Left>> {
     use rustix::fs::{AtFlags, FileType};
     let Ok(dir) = open_dir(out) else {

@@ -170,6 +170,9 @@ fn a_build_with_nothing_to_do_needs_only_the_caches_index_and_a_damaged_rest_is_
     bytes[56 + 20] ^= 0x55;
     std::fs::write(&cache, &bytes).unwrap();
     assert_eq!(count(&site.build(&[]), "written"), 0);
+    // (Had it read the damaged part, it would have started from scratch and written the
+    // cache anew.)
+    assert_eq!(std::fs::read(&cache).unwrap(), bytes, "not written again");
     // New times, same bytes: the cache is written again, and not from its damaged part.
     let file = site.path("content/acme/i0.md");
     age(&file);
@@ -199,6 +202,11 @@ fn a_build_with_nothing_to_do_needs_only_the_caches_index_and_a_damaged_rest_is_
     assert!(output.status.success());
     assert!(!stderr(&output).contains("cache"), "{}", stderr(&output));
     assert_eq!(tree(&site.path("public")), from_scratch(&site));
+    let whole = std::fs::metadata(&cache).unwrap().len();
+    assert!(
+        whole > bytes.len() as u64 / 2,
+        "every file's parsed form: {whole} bytes"
+    );
     let other = site.path("content/globex/i1.md");
     let text = std::fs::read_to_string(&other).unwrap();
     std::fs::write(&other, format!("{text}More news.\n")).unwrap();
