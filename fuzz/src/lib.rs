@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use annotate_snippets::Renderer;
 use outages::build;
+use outages::cache;
 use outages::content::source::clean_text;
 use outages::content::time::parse_timestamp;
 use outages::content::{self, Loaded};
@@ -27,7 +28,40 @@ pub const TARGETS: &[(&str, Property)] = &[
     ("render_markdown", render_markdown),
     ("import_statuspage", import_statuspage),
     ("import_atom", import_atom),
+    ("read_cache", read_cache),
 ];
+
+/// Any bytes, as a build cache made by hand with its index's checksum right (the first four
+/// bytes, little-endian, say where the index starts): reading it never panics, what it
+/// reads back names only files under `content/`, in order, and its parsed forms come whole
+/// or not at all.
+pub fn read_cache(data: &[u8]) {
+    let Some((split, rest)) = data.split_first_chunk::<4>() else {
+        return;
+    };
+    let split = usize::try_from(u32::from_le_bytes(*split))
+        .unwrap_or(usize::MAX)
+        .min(rest.len());
+    let (stored, index) = rest.split_at(split);
+    let key = [7; 32];
+    let dir = scratch_dir();
+    std::fs::write(dir.path().join("build"), cache::sealed(&key, stored, index)).unwrap();
+    let cache = cache::read(dir.path(), &key);
+    let content = &cache.index.content;
+    assert!(
+        content
+            .iter()
+            .all(|seen| seen.path.starts_with(content::CONTENT_DIR)),
+        "a path outside content/ read back"
+    );
+    assert!(
+        content.is_sorted_by(|a, b| a.path < b.path),
+        "paths read back out of order"
+    );
+    if let Some(loaded) = cache.loaded() {
+        assert_eq!(loaded.len(), content.len());
+    }
+}
 
 /// The provider folder every fuzzed file lives in.
 const PROVIDER: &str = "fuzz";
