@@ -458,7 +458,7 @@ pub fn make_dir(dir: &Path) -> io::Result<()> {
 
 /// Writes the cache into `dir` ([made](make_dir) if missing), aside first, then renamed
 /// over the old one. `bodies` are in the order of `index.content`.
-pub fn write(dir: &Path, key: &Hash, index: Index, bodies: Bodies<'_>) -> io::Result<()> {
+pub fn write(dir: &Path, key: &Hash, index: &mut Index, bodies: Bodies<'_>) -> io::Result<()> {
     write_aside(dir, FILE, |path| write_file(path, key, index, bodies))
 }
 
@@ -483,7 +483,7 @@ pub fn default_dir(root: &Path) -> PathBuf {
     root.join(CACHE_DIR)
 }
 
-fn write_file(path: &Path, key: &Hash, mut index: Index, bodies: Bodies<'_>) -> io::Result<()> {
+fn write_file(path: &Path, key: &Hash, index: &mut Index, bodies: Bodies<'_>) -> io::Result<()> {
     let mut out = BufWriter::new(File::create(path)?);
     let preamble = preamble(key);
     out.write_all(&preamble)?;
@@ -528,7 +528,7 @@ fn write_file(path: &Path, key: &Hash, mut index: Index, bodies: Bodies<'_>) -> 
         written,
     } = stored;
     index.stored = (written, *hasher.finalize().as_bytes());
-    let bytes = encode(&index)?;
+    let bytes = encode(&*index)?;
     out.write_all(&bytes)?;
     out.write_all(&trailer(&preamble, &bytes))?;
     // Not synced to the disk: a cache torn by a crash fails its checksum and is ignored.
@@ -721,7 +721,7 @@ mod tests {
         write(
             dir.path(),
             &key,
-            written.clone(),
+            &mut written.clone(),
             Bodies::encoded(vec![&acme, &beta]),
         )
         .unwrap();
@@ -774,14 +774,14 @@ mod tests {
         write(
             dir.path(),
             &key,
-            index(&paths),
+            &mut index(&paths),
             Bodies::encoded(vec![&acme, &beta]),
         )
         .unwrap();
         let old = read(dir.path(), &key);
         let mut again = index(&paths);
         again.content[1].stamp = stamp(3);
-        write(dir.path(), &key, again, Bodies::same(&old)).unwrap();
+        write(dir.path(), &key, &mut again, Bodies::same(&old)).unwrap();
         let back = read(dir.path(), &key);
         assert_eq!(back.index.content[1].stamp, stamp(3));
         let loaded = back.loaded().unwrap();
@@ -796,7 +796,7 @@ mod tests {
         bytes[PREAMBLE + 12] ^= 1;
         fs::write(&file, &bytes).unwrap();
         let damaged = read(dir.path(), &key);
-        assert!(write(dir.path(), &key, index(&paths), Bodies::same(&damaged)).is_err());
+        assert!(write(dir.path(), &key, &mut index(&paths), Bodies::same(&damaged)).is_err());
         assert_eq!(fs::read(&file).unwrap(), bytes);
         let names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
@@ -818,7 +818,7 @@ mod tests {
         write(
             dir.path(),
             &key,
-            index(&paths),
+            &mut index(&paths),
             Bodies::encoded(vec![&a, &b, &c]),
         )
         .unwrap();
@@ -833,7 +833,7 @@ mod tests {
             earlier: Some(&old),
             each: vec![None, Some(&c), Some(&d)],
         };
-        write(dir.path(), &key, index(&now), bodies).unwrap();
+        write(dir.path(), &key, &mut index(&now), bodies).unwrap();
         let back = read(dir.path(), &key).loaded().unwrap();
         assert_eq!(
             back.iter().map(slug_of).collect::<Vec<_>>(),
@@ -850,7 +850,7 @@ mod tests {
             "content/c/_index.md",
             "content/e/_index.md",
         ];
-        let error = write(dir.path(), &key, index(&missing), bodies).unwrap_err();
+        let error = write(dir.path(), &key, &mut index(&missing), bodies).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
     }
 
@@ -868,7 +868,7 @@ mod tests {
         write(
             dir.path(),
             &key,
-            index(&paths),
+            &mut index(&paths),
             Bodies::encoded(loaded.iter().collect()),
         )
         .unwrap();
@@ -890,7 +890,7 @@ mod tests {
             earlier: Some(&old),
             each,
         };
-        write(dir.path(), &key, index(&paths), bodies).unwrap();
+        write(dir.path(), &key, &mut index(&paths), bodies).unwrap();
         let back = read(dir.path(), &key).loaded().unwrap();
         for (i, loaded) in back.iter().enumerate() {
             let expected = if i % 1024 == 7 {
@@ -904,7 +904,7 @@ mod tests {
         let old = read(dir.path(), &key);
         let mut changed = index(&paths);
         changed.content[3].hash = [9; 32];
-        let error = write(dir.path(), &key, changed, Bodies::same(&old)).unwrap_err();
+        let error = write(dir.path(), &key, &mut changed, Bodies::same(&old)).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
     }
 

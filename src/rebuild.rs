@@ -366,8 +366,8 @@ impl Scan {
         bodies: Bodies<'_>,
         written: Option<Written>,
     ) -> Result<(), String> {
-        let index = Index::new(self.scanned, self.theme.clone(), content, written);
-        cache::write(&self.dir, &self.key, index, bodies).map_err(|e| self.failed(e))
+        let mut index = Index::new(self.scanned, self.theme.clone(), content, written);
+        cache::write(&self.dir, &self.key, &mut index, bodies).map_err(|e| self.failed(e))
     }
 
     /// Writes the cache, copying what the last one holds for the files `each` gives no
@@ -380,25 +380,22 @@ impl Scan {
         written: Option<Written>,
         instead: impl FnOnce() -> Vec<&'a Loaded>,
     ) -> Result<(), String> {
-        let index = Index::new(
-            self.scanned,
-            self.theme.clone(),
-            content.clone(),
-            written.clone(),
-        );
+        // One index for both tries: nothing of the archive's size is copied for the second.
+        let mut index = Index::new(self.scanned, self.theme.clone(), content, written);
         let copied = Bodies {
             earlier: Some(&self.before),
             each,
         };
-        match cache::write(&self.dir, &self.key, index, copied) {
+        let result = match cache::write(&self.dir, &self.key, &mut index, copied) {
             Err(e) if e.kind() == io::ErrorKind::InvalidData => match instead() {
-                loaded if loaded.len() == content.len() => {
-                    self.write(content, Bodies::encoded(loaded), written)
+                loaded if loaded.len() == index.content.len() => {
+                    cache::write(&self.dir, &self.key, &mut index, Bodies::encoded(loaded))
                 }
-                _ => self.write(Vec::new(), Bodies::encoded(Vec::new()), None),
+                _ => return self.write(Vec::new(), Bodies::encoded(Vec::new()), None),
             },
-            other => other.map_err(|e| self.failed(e)),
-        }
+            other => other,
+        };
+        result.map_err(|e| self.failed(e))
     }
 
     /// What the user is told when the cache cannot be written.
