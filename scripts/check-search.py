@@ -216,6 +216,12 @@ def main():
         # from the first of them.
         driver.get(f"{site}search/?q=the")
         settled("the")
+        # The count comes with the first answer; the rows as their fragments load (slowly
+        # on a busy machine): wait for a page of them.
+        try:
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#search-results > li")) >= 20)
+        except TimeoutException:
+            pass
         many = int(driver.find_element(By.ID, "search-status").text.split()[0])
         _, first_page = results()
         more = driver.find_element(By.ID, "search-more")
