@@ -1,7 +1,9 @@
 //! The pipeline, start to end: files → model → archive → pages → bytes → disk.
 //! `build` and `check` share every step but the last.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use foldhash::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -40,6 +40,9 @@ const MAGIC: &[u8; 20] = b"outages build cache\n";
 const FORMAT: u32 = 2;
 /// The largest entry read back: a content file is at most a few megabytes.
 const MAX_ENTRY: u64 = 256 << 20;
+/// The buffer between the stored part and the file, both ways: large enough for the hash
+/// to work on many blocks at once.
+const BUFFER: usize = 256 << 10;
 /// How close to the last scan a file's mtime may be before its times are not trusted.
 const RACY: Duration = Duration::from_secs(2);
 
@@ -198,8 +201,10 @@ impl Cache {
             file: self.file.as_ref()?,
             offset: PREAMBLE as u64,
         };
+        // Hashed under the buffer: the hash sees large blocks, not one entry at a time.
+        let checked = Checked::new(at.take(self.index.stored.0));
         Some(Stored {
-            reader: Checked::new(BufReader::new(at).take(self.index.stored.0)),
+            reader: BufReader::with_capacity(BUFFER, checked),
             expected: self.index.stored,
         })
     }
@@ -223,22 +228,34 @@ impl Read for At<'_> {
 
 /// What the content files gave, as read from the cache file.
 struct Stored<'a> {
-    reader: Checked<io::Take<BufReader<At<'a>>>>,
+    reader: BufReader<Checked<io::Take<At<'a>>>>,
     expected: (u64, Hash),
 }
 
 impl Stored<'_> {
+    /// The bytes of one length-prefixed entry.
     fn entry(&mut self) -> Option<Vec<u8>> {
-        self.reader.entry()
+        let mut len = [0u8; 8];
+        self.reader.read_exact(&mut len).ok()?;
+        let len = u64::from_le_bytes(len);
+        if len > MAX_ENTRY {
+            return None;
+        }
+        // Allocated at most a buffer's worth ahead: a damaged length asks for no more
+        // memory than the file holds.
+        let mut buffer = Vec::with_capacity(len.min(BUFFER as u64) as usize);
+        (&mut self.reader).take(len).read_to_end(&mut buffer).ok()?;
+        (buffer.len() as u64 == len).then_some(buffer)
     }
 
     /// Whether everything was read, and was what the index says.
     fn finish(mut self) -> bool {
         let mut rest = [0u8; 1];
         let at_end = matches!(self.reader.read(&mut rest), Ok(0));
+        let checked = self.reader.get_ref();
         at_end
-            && self.reader.read_total == self.expected.0
-            && self.reader.hasher.finalize().as_bytes() == &self.expected.1
+            && checked.read_total == self.expected.0
+            && checked.hasher.finalize().as_bytes() == &self.expected.1
     }
 }
 
@@ -398,20 +415,6 @@ impl<R: Read> Checked<R> {
             read_total: 0,
         }
     }
-
-    /// The bytes of one length-prefixed entry.
-    fn entry(&mut self) -> Option<Vec<u8>> {
-        let mut len = [0u8; 8];
-        self.read_exact(&mut len).ok()?;
-        let len = u64::from_le_bytes(len);
-        if len > MAX_ENTRY {
-            return None;
-        }
-        // Read as it comes, not allocated first (a damaged length).
-        let mut buffer = Vec::new();
-        self.take(len).read_to_end(&mut buffer).ok()?;
-        (buffer.len() as u64 == len).then_some(buffer)
-    }
 }
 
 impl<R: Read> Read for Checked<R> {
@@ -484,14 +487,16 @@ pub fn default_dir(root: &Path) -> PathBuf {
 }
 
 fn write_file(path: &Path, key: &Hash, index: &mut Index, bodies: Bodies<'_>) -> io::Result<()> {
-    let mut out = BufWriter::new(File::create(path)?);
+    let mut out = File::create(path)?;
     let preamble = preamble(key);
     out.write_all(&preamble)?;
-    let mut stored = Hashing {
+    // Hashed under the buffer: the hash sees large blocks, not one entry at a time.
+    let hashing = Hashing {
         inner: out,
         hasher: blake3::Hasher::new(),
         written: 0,
     };
+    let mut stored = BufWriter::with_capacity(BUFFER, hashing);
     if bodies.each.len() != index.content.len() {
         return Err(io::Error::other("the cache's index and content differ"));
     }
@@ -526,13 +531,14 @@ fn write_file(path: &Path, key: &Hash, index: &mut Index, bodies: Bodies<'_>) ->
         inner: mut out,
         hasher,
         written,
-    } = stored;
+    } = stored
+        .into_inner()
+        .map_err(io::IntoInnerError::into_error)?;
     index.stored = (written, *hasher.finalize().as_bytes());
     let bytes = encode(&*index)?;
-    out.write_all(&bytes)?;
-    out.write_all(&trailer(&preamble, &bytes))?;
     // Not synced to the disk: a cache torn by a crash fails its checksum and is ignored.
-    out.flush()
+    out.write_all(&bytes)?;
+    out.write_all(&trailer(&preamble, &bytes))
 }
 
 /// What follows the index: its length, and the hash of the preamble and the index.

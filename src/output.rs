@@ -15,7 +15,9 @@
 //!   pair, which the next build undoes if it was cut between the two renames.
 //! - Nothing is read or written through a symlink inside the output folder.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use foldhash::HashSet;
 use std::fs::{self, File};
 use std::io::{self, Read as _};
 use std::os::unix::fs::MetadataExt as _;
@@ -166,13 +168,14 @@ pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crat
         return vec![None; paths.len()];
     };
     let stat = |path: &str| rustix::fs::statat(&dir, path, AtFlags::SYMLINK_NOFOLLOW).ok();
-    let folders: std::collections::BTreeSet<&str> = paths
+    let mut folders: Vec<&str> = paths
         .iter()
         .map(AsRef::as_ref)
         .filter(|path| site_relative(path).is_some())
         .flat_map(|path| path.match_indices('/').map(move |(at, _)| &path[..at]))
         .collect();
-    let folders: Vec<&str> = folders.into_iter().collect();
+    folders.par_sort_unstable();
+    folders.dedup();
     let not_folders: HashSet<&str> = folders
         .par_iter()
         .copied()
@@ -243,7 +246,12 @@ pub fn manifest_hash(files: &[OutputFile]) -> [u8; 32] {
 fn manifest_text<'a>(paths: impl IntoIterator<Item = &'a str>) -> String {
     let mut sorted: Vec<&str> = paths.into_iter().collect();
     sorted.sort_unstable();
-    sorted.iter().map(|p| format!("{p}\n")).collect()
+    let mut text = String::with_capacity(sorted.iter().map(|p| p.len() + 1).sum());
+    for path in sorted {
+        text.push_str(path);
+        text.push('\n');
+    }
+    text
 }
 
 /// What becomes of an entry of the old output folder.
@@ -301,8 +309,9 @@ struct Old {
     entries: std::sync::OnceLock<BTreeMap<PathBuf, Kind>>,
     /// The previous build's manifest, as read.
     manifest: Option<Vec<u8>>,
-    /// What it lists.
-    written: PathSet,
+    /// What it lists, made when first asked for (a build that changes a few files only
+    /// asks whether the few it removes emptied a folder).
+    written: std::sync::OnceLock<PathSet>,
     /// The folder's own permissions; `None` when there is no output folder yet.
     root: Option<fs::Permissions>,
 }
@@ -331,12 +340,19 @@ impl Old {
             out: out.to_path_buf(),
             dir,
             entries: std::sync::OnceLock::new(),
-            written: manifest
-                .as_deref()
-                .map(PathSet::from_manifest)
-                .unwrap_or_default(),
+            written: std::sync::OnceLock::new(),
             manifest,
             root: Some(root.permissions()),
+        })
+    }
+
+    /// What the last build's manifest lists.
+    fn written(&self) -> &PathSet {
+        self.written.get_or_init(|| {
+            self.manifest
+                .as_deref()
+                .map(PathSet::from_manifest)
+                .unwrap_or_default()
         })
     }
 
@@ -719,18 +735,18 @@ impl Output {
                 .ok_or_else(|| Error::BadPath(file.path.clone()))?;
             paths.push(relative);
         }
-        let new = PathSet::new(paths.iter().copied());
         let manifest = manifest_text(files.iter().map(|f| f.path.as_str()));
-        if let Some(stats) = self.in_place(files, &paths, &new, &manifest)? {
+        if let Some(stats) = self.in_place(files, &paths, &manifest)? {
             return Ok((stats, self.release()));
         }
+        let new = PathSet::new(paths.iter().copied());
         let mut kept = Vec::new();
         let mut removed = 0;
         // Listed again now, under the lock: what the user put in the folder while the
         // pages rendered is theirs and is carried over like the rest.
         let now = walk(&self.out)?;
         for (path, kind) in &now {
-            match fate(path, matches!(kind, Kind::Dir(_)), &new, &self.old.written) {
+            match fate(path, matches!(kind, Kind::Dir(_)), &new, self.old.written()) {
                 Fate::Ours => {}
                 Fate::Removed => removed += 1,
                 Fate::Kept => kept.push((path.as_path(), kind)),
@@ -778,21 +794,22 @@ impl Output {
         &self,
         files: &[OutputFile],
         paths: &[&Path],
-        new: &PathSet,
         manifest: &str,
     ) -> Result<Option<WriteStats>, Error> {
-        if self.old.manifest.is_none() {
+        let Some(old_manifest) = &self.old.manifest else {
             return Ok(None);
-        }
-        let mut removed: Vec<&Path> = self
-            .old
-            .written
-            .files
-            .iter()
-            .filter(|path| !new.files.contains(*path))
-            .map(PathBuf::as_path)
+        };
+        // Compared as paths (`a//b` is `a/b`), without building the sets of folders: a
+        // change of a few files needs those only if it removes one.
+        let new_files: HashSet<&Path> = paths.iter().copied().collect();
+        let old_text = String::from_utf8_lossy(old_manifest);
+        let mut removed: Vec<&Path> = old_text
+            .lines()
+            .filter_map(site_relative)
+            .filter(|path| *path != Path::new(MANIFEST) && !new_files.contains(path))
             .collect();
         removed.sort();
+        removed.dedup();
         let staged: Vec<(&Path, &Path)> = files
             .iter()
             .zip(paths)
@@ -842,12 +859,16 @@ impl Output {
         fs::rename(&part, staging.join(JOURNAL)).map_err(io_at("write", &part))?;
         replay(&self.out, staging, &journal)?;
         // Folders of ours that the removals emptied go too, deepest first.
+        let new = match removed.is_empty() {
+            true => PathSet::default(),
+            false => PathSet::new(paths.iter().copied()),
+        };
         let mut emptied: Vec<&Path> = removed
             .iter()
             .flat_map(|path| path.ancestors().skip(1))
             .filter(|dir| {
                 !dir.as_os_str().is_empty()
-                    && self.old.written.dirs.contains(*dir)
+                    && self.old.written().dirs.contains(*dir)
                     && !new.dirs.contains(*dir)
             })
             .collect();
@@ -1102,7 +1123,7 @@ mod tests {
         let hostile = PathSet::from_manifest(b"../../etc/passwd\n/abs\n.outages-manifest\nok\r\n");
         assert_eq!(
             hostile.files,
-            HashSet::from([PathBuf::from("ok")]),
+            HashSet::from_iter([PathBuf::from("ok")]),
             "only safe lines count"
         );
     }
@@ -1311,6 +1332,23 @@ mod tests {
         output.commit(&files).unwrap();
         assert_ne!(fs::metadata(&out).unwrap().ino(), folder, "swapped whole");
         assert_eq!(fs::read(out.join("p3/index.html")).unwrap(), b"third");
+    }
+
+    #[test]
+    fn a_manifest_line_spelt_otherwise_names_the_same_file_and_removes_nothing_kept() {
+        let (_dir, out, folder) = site_of(100);
+        // The same file listed again as `p7//index.html` and `p7/./index.html`: one path.
+        let manifest = out.join(MANIFEST);
+        let mut text = fs::read_to_string(&manifest).unwrap();
+        text.push_str("p7//index.html\np7/./index.html\n");
+        fs::write(&manifest, text).unwrap();
+        let output = open(&out);
+        let files = pages(&output, 100, |i| (i == 1).then_some(b"second"));
+        let (stats, _) = output.commit(&files).unwrap();
+        assert_eq!((stats.written, stats.removed), (1, 0));
+        assert_eq!(fs::metadata(&out).unwrap().ino(), folder, "in place");
+        assert_eq!(fs::read(out.join("p7/index.html")).unwrap(), b"first");
+        assert_eq!(fs::read(out.join("p1/index.html")).unwrap(), b"second");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! output (rendering only the pages whose declared inputs changed), from its parsed
 //! files (rendering everything), or finds nothing to do at all.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -112,7 +112,7 @@ impl Scan {
             }
         }
         let render_key = *hasher.finalize().as_bytes();
-        let listed: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let listed: foldhash::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
         // What changed, as read now (`None`: gone). Unreadable files are parsed, which says
         // why; files no longer listed (deleted, or behind a link the listing does not
         // follow) are gone, whatever the disk would give through another way.
@@ -200,7 +200,7 @@ impl Scan {
                 .map(|seen| seen.path.as_path())
                 .zip(loaded)
                 .collect(),
-            None => HashMap::new(),
+            None => HashMap::default(),
         };
         Site::load_with(options, || {
             Ok(self
@@ -335,7 +335,7 @@ impl Scan {
                 .map(String::as_str)
                 .zip(written.left.iter().copied())
                 .collect(),
-            _ => HashMap::new(),
+            _ => HashMap::default(),
         };
         let again: Vec<&str> = sorted
             .iter()

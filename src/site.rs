@@ -3,7 +3,9 @@
 //! change, updates it and renders only the pages the change touches. Both go through the
 //! same functions, so a partial rebuild cannot drift from a full one.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -136,8 +138,12 @@ impl Site {
         }
         render::set_site(&mut theme, &config);
         let archive = assemble(&files, options.drafts, &config, &theme)?;
-        let views = Views::new(&archive, &config.base_url, None);
-        let pages = render::plan(&archive, &config, &theme).map_err(Diagnostics::sorted)?;
+        // The plan is mostly one thread's work: made beside the views, which take the rest.
+        let (views, pages) = rayon::join(
+            || Views::new(&archive, &config.base_url, None),
+            || render::plan(&archive, &config, &theme),
+        );
+        let pages = pages.map_err(Diagnostics::sorted)?;
         Ok(Site {
             options: options.clone(),
             config,
@@ -239,35 +245,39 @@ impl Site {
         } else {
             None
         };
-        let content = if self.pending_content {
-            let archive = assemble(
+        let theme_ref = theme.as_ref().unwrap_or(&self.theme);
+        let new_archive = match self.pending_content {
+            true => Some(assemble(
                 &self.files,
                 self.options.drafts,
                 &self.config,
-                theme.as_ref().unwrap_or(&self.theme),
-            )?;
-            let views = Views::new(
-                &archive,
-                &self.config.base_url,
-                Some((&self.archive, &self.views)),
-            );
-            Some((archive, views))
-        } else {
-            None
+                theme_ref,
+            )?),
+            false => None,
         };
+        // The plan is made again from what changed, and kept only if it differs: whatever a
+        // page's path depends on, a changed path is seen. Made beside the views.
+        let (new_views, plan) = rayon::join(
+            || {
+                let previous = Some((&self.archive, &self.views));
+                new_archive
+                    .as_ref()
+                    .map(|archive| Views::new(archive, &self.config.base_url, previous))
+            },
+            || {
+                let archive = new_archive.as_ref().unwrap_or(&self.archive);
+                (new_archive.is_some() || theme.is_some())
+                    .then(|| render::plan(archive, &self.config, theme_ref))
+            },
+        );
+        let new_pages = match plan.transpose().map_err(Diagnostics::sorted)? {
+            Some(plan) => (plan != self.pages).then_some(plan),
+            None => None,
+        };
+        let content = new_archive.zip(new_views);
         let (archive, views) = content
             .as_ref()
             .map_or((&self.archive, &self.views), |(a, v)| (a, v));
-        let theme_ref = theme.as_ref().unwrap_or(&self.theme);
-        // The plan is made again from what changed, and kept only if it differs: whatever a
-        // page's path depends on, a changed path is seen.
-        let new_pages = if content.is_some() || theme.is_some() {
-            let plan =
-                render::plan(archive, &self.config, theme_ref).map_err(Diagnostics::sorted)?;
-            (plan != self.pages).then_some(plan)
-        } else {
-            None
-        };
         let pages = new_pages.as_deref().unwrap_or(&self.pages);
         let content_dirty = match self.pending_content {
             true => Dirty::of_content(&self.archive, archive, &self.views, views),
@@ -290,7 +300,7 @@ impl Site {
                 .iter()
                 .map(|p| (p.path.as_str(), p.kind))
                 .collect(),
-            None => HashMap::new(),
+            None => HashMap::default(),
         };
         let to_render: Vec<&Page> = pages
             .iter()
@@ -544,9 +554,9 @@ impl Dirty {
             .enumerate()
             .map(|(n, i)| ((i.provider.as_str(), i.slug.as_str()), n))
             .collect();
-        let mut same = HashSet::new();
+        let mut same = HashSet::default();
         let mut days = BTreeSet::new();
-        let mut parts: HashMap<&str, Parts> = HashMap::new();
+        let mut parts: HashMap<&str, Parts> = HashMap::default();
         let mut add = |incident: &'a Incident| {
             let (first, last) = crate::insight::days(incident);
             days.extend(first.iter_days().take_while(|d| *d <= last));

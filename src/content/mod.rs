@@ -10,7 +10,9 @@ pub mod time;
 pub mod updates;
 pub mod yaml;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -86,7 +88,7 @@ pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> 
 /// stands in for the slug when the incident has one): each pair is an error, at the id of
 /// the later file, naming the earlier. Pairs of slugs alone are the planner's duplicate URLs.
 fn duplicate_ids(incidents: &[Arc<Incident>]) -> Vec<Diagnostic> {
-    let mut seen: HashMap<(&Slug, &str), &Incident> = HashMap::new();
+    let mut seen: HashMap<(&Slug, &str), &Incident> = HashMap::default();
     let mut errors = Vec::new();
     for incident in incidents {
         let key = incident.id.as_deref().unwrap_or(incident.slug.as_str());

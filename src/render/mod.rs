@@ -14,7 +14,9 @@ pub mod theme;
 pub mod views;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use foldhash::HashSet;
 use std::path::PathBuf;
 
 use chrono::NaiveDate;

@@ -3,7 +3,7 @@
 //! the first time a page asks for it). Templates stay dumb and a theme can be swapped
 //! without touching Rust.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use chrono::{Datelike, SecondsFormat, Timelike};
