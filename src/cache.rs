@@ -242,7 +242,7 @@ impl Stored<'_> {
             return None;
         }
         // Allocated at most a buffer's worth ahead: a damaged length asks for no more
-        // memory than the file holds.
+        // memory than the file holds, and that buffer.
         let mut buffer = Vec::with_capacity(len.min(BUFFER as u64) as usize);
         (&mut self.reader).take(len).read_to_end(&mut buffer).ok()?;
         (buffer.len() as u64 == len).then_some(buffer)

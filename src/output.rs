@@ -810,6 +810,8 @@ impl Output {
             .collect();
         removed.sort();
         removed.dedup();
+        // Each in its plain spelling: a line `p/x.html/` names the file `p/x.html`.
+        let removed: Vec<PathBuf> = removed.iter().map(|p| p.components().collect()).collect();
         let staged: Vec<(&Path, &Path)> = files
             .iter()
             .zip(paths)
@@ -834,7 +836,7 @@ impl Output {
         if !staged
             .iter()
             .map(|(path, _)| *path)
-            .chain(removed.iter().copied())
+            .chain(removed.iter().map(PathBuf::as_path))
             .all(expected)
         {
             return Ok(None);
@@ -1349,6 +1351,24 @@ mod tests {
         assert_eq!(fs::metadata(&out).unwrap().ino(), folder, "in place");
         assert_eq!(fs::read(out.join("p7/index.html")).unwrap(), b"first");
         assert_eq!(fs::read(out.join("p1/index.html")).unwrap(), b"second");
+    }
+
+    #[test]
+    fn a_removed_file_listed_twice_and_spelt_otherwise_is_removed_once() {
+        let (_dir, out, folder) = site_of(100);
+        // Listed first as `p99/index.html/`, then as written.
+        let manifest = out.join(MANIFEST);
+        let text = fs::read_to_string(&manifest).unwrap();
+        fs::write(&manifest, format!("p99/index.html/\n{text}")).unwrap();
+        let output = open(&out);
+        let files = pages(&output, 99, |_| None);
+        let (stats, _) = output.commit(&files).unwrap();
+        assert_eq!((stats.written, stats.removed), (0, 1));
+        assert_eq!(fs::metadata(&out).unwrap().ino(), folder, "in place");
+        assert!(
+            !out.join("p99").exists(),
+            "the file and its emptied folder went"
+        );
     }
 
     #[test]
