@@ -20,7 +20,7 @@ use foldhash::HashSet;
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use serde::Serialize;
 use tera::Context;
 
@@ -167,22 +167,28 @@ pub fn plan(
     config: &Config,
     theme: &Theme,
 ) -> Result<Vec<Page>, Vec<Diagnostic>> {
-    let mut pages =
-        Vec::with_capacity(archive.incidents.len() * 2 + archive.providers.len() * 5 + 16);
-    for (id, kind) in KINDS.iter().enumerate() {
-        kind.plan(archive, theme, config, &mut |path, key| {
-            pages.push(Page {
-                path,
-                kind: KindId(id),
-                key,
-            })
-        });
-    }
+    // Each kind on a thread of its own, gathered in the kinds' order.
+    let planned: Vec<Vec<Page>> = KINDS
+        .par_iter()
+        .enumerate()
+        .map(|(id, kind)| {
+            let mut pages = Vec::new();
+            kind.plan(archive, theme, config, &mut |path, key| {
+                pages.push(Page {
+                    path,
+                    kind: KindId(id),
+                    key,
+                })
+            });
+            pages
+        })
+        .collect();
+    let mut pages = planned.concat();
     // A site's own static file replaces a generated file of the site of the same name (a
     // custom robots.txt, say); one where an incident or a provider writes is a conflict.
     let assets: HashSet<&str> = theme.assets.iter().map(|a| a.path.as_str()).collect();
     pages.retain(|page| !(page.kind().site_file(page.key) && assets.contains(page.path.as_str())));
-    pages.par_sort_by(|a, b| a.path.cmp(&b.path));
+    let pages = sorted_by_path(pages);
     let mut errors = conflicts(archive, theme, &pages);
     if config.search {
         errors.extend(in_search_index(archive, theme, &pages));
@@ -194,6 +200,21 @@ pub fn plan(
     }
 }
 
+/// The pages by path, those of one path in the order they came (by kind, then as each
+/// kind gave them): an unstable sort of each path with its position, which makes it stable,
+/// moving pairs rather than pages.
+fn sorted_by_path(pages: Vec<Page>) -> Vec<Page> {
+    let mut order: Vec<(&str, usize)> = pages
+        .iter()
+        .enumerate()
+        .map(|(i, page)| (page.path.as_str(), i))
+        .collect();
+    order.par_sort_unstable();
+    let order: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
+    let mut slots: Vec<Option<Page>> = pages.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
 /// Every pair of pages that cannot both be written, once. Paths are compared lowercased:
 /// a build on macOS or Windows, or a host that ignores case, would make `Old/` and `old/`
 /// one file. Linear in the paths' length (times a logarithm): an alias may be long.
@@ -203,7 +224,11 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
         .iter()
         .enumerate()
         .map(|(i, page)| {
-            let key = if page.path.chars().any(char::is_uppercase) {
+            let upper = match page.path.is_ascii() {
+                true => page.path.bytes().any(|b| b.is_ascii_uppercase()),
+                false => page.path.chars().any(char::is_uppercase),
+            };
+            let key = if upper {
                 Cow::Owned(page.path.to_lowercase())
             } else {
                 Cow::Borrowed(page.path.as_str())
@@ -211,11 +236,14 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
             (key, i)
         })
         .collect();
-    keys.par_sort_unstable();
+    // Sorted already unless a path has capitals.
+    if !keys.is_sorted() {
+        keys.par_sort_unstable();
+    }
     let mut errors = Vec::new();
     // A name a filesystem cannot hold (255 bytes on most; `--precompress` adds 3) fails
     // only when written: found here instead, with `check`.
-    for page in pages {
+    for page in pages.iter().filter(|page| page.path.len() > MAX_NAME) {
         if let Some(long) = page.path.split('/').find(|name| name.len() > MAX_NAME) {
             let diagnostic = at_owner(archive, theme, page, |what| {
                 format!(
@@ -245,11 +273,15 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
         }
     }
     // A file at a path another page needs as a folder: the pages under it sort right after
-    // `path/`, so one search per file finds them.
+    // `path/`, so one search per such file finds the first.
+    let folders: HashSet<&str> = keys
+        .par_iter()
+        .flat_map_iter(|(key, _)| key.match_indices('/').map(|(at, _)| &key[..at]))
+        .collect();
     let mut previous = None;
     for (key, file) in &keys {
         // One report per path, even when two pages share it.
-        if previous.replace(key) == Some(key) {
+        if previous.replace(key) == Some(key) || !folders.contains(key.as_ref()) {
             continue;
         }
         let at = keys.partition_point(|(other, _)| before_folder(other, key));
@@ -599,5 +631,32 @@ impl Renderer<'_> {
             lastmod: Some(&i.updated.date),
         });
         site.chain(days).chain(providers).chain(incidents)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_of_one_path_keep_the_order_they_came_in() {
+        let page = |path: &str, n: usize| Page {
+            path: path.to_string(),
+            kind: KindId(n),
+            key: Key::Number(n),
+        };
+        let pages = vec![
+            page("b", 0),
+            page("a", 1),
+            page("b", 2),
+            page("a", 3),
+            page("a/x", 4),
+        ];
+        let sorted: Vec<(String, usize)> = sorted_by_path(pages)
+            .into_iter()
+            .map(|p| (p.path, p.kind.0))
+            .collect();
+        let expected = [("a", 1), ("a", 3), ("a/x", 4), ("b", 0), ("b", 2)];
+        assert_eq!(sorted, expected.map(|(p, n)| (p.to_string(), n)));
     }
 }
