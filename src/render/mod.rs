@@ -167,7 +167,7 @@ pub fn plan(
     config: &Config,
     theme: &Theme,
 ) -> Result<Vec<Page>, Vec<Diagnostic>> {
-    // Each kind on a thread of its own, gathered in the kinds' order.
+    // The kinds planned in parallel, gathered in their order.
     let planned: Vec<Vec<Page>> = KINDS
         .par_iter()
         .enumerate()
@@ -273,15 +273,24 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
         }
     }
     // A file at a path another page needs as a folder: the pages under it sort right after
-    // `path/`, so one search per such file finds the first.
-    let folders: HashSet<&str> = keys
-        .par_iter()
-        .flat_map_iter(|(key, _)| key.match_indices('/').map(|(at, _)| &key[..at]))
-        .collect();
+    // `path/`, so one search finds the first. Searched only for the paths some page is in
+    // (a set of every folder), unless a path is deeper than the site's own: hashing each
+    // folder of a path costs its length times its depth, and an alias may be long.
+    let shallow = keys
+        .iter()
+        .all(|(key, _)| key.bytes().filter(|&b| b == b'/').count() <= MAX_DEPTH);
+    let folders: Option<HashSet<&str>> = shallow.then(|| {
+        keys.par_iter()
+            .flat_map_iter(|(key, _)| key.match_indices('/').map(|(at, _)| &key[..at]))
+            .collect()
+    });
     let mut previous = None;
     for (key, file) in &keys {
+        let not_a_folder = folders
+            .as_ref()
+            .is_some_and(|folders| !folders.contains(key.as_ref()));
         // One report per path, even when two pages share it.
-        if previous.replace(key) == Some(key) || !folders.contains(key.as_ref()) {
+        if previous.replace(key) == Some(key) || not_a_folder {
             continue;
         }
         let at = keys.partition_point(|(other, _)| before_folder(other, key));
@@ -353,6 +362,8 @@ fn in_search_index(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diag
 
 /// The longest name of a file or folder of the output: 255 bytes, less the 3 of `.gz`.
 const MAX_NAME: usize = 252;
+/// Folders deep: deeper than any path the site makes itself (`api/v1/days/….json`).
+const MAX_DEPTH: usize = 8;
 
 /// Whether `other` sorts before `folder` + `/`, without making that string.
 fn before_folder(other: &str, folder: &str) -> bool {

@@ -51,6 +51,32 @@ fn an_alias_inside_another_file_is_an_error_at_its_line() {
 }
 
 #[test]
+fn an_alias_deep_inside_another_file_or_beside_it_is_told_apart() {
+    // Deeper than the site's own paths, each path is searched instead of a set of folders:
+    // both ways, `b.json` and `b.json-x/`, `b.json.d/` share a start but not a folder.
+    for inside in ["/feed.xml/x/", "/feed.xml/1/2/3/4/5/6/7/8/9/"] {
+        let site = Site::new(&[
+            (
+                "content/acme/a.md",
+                &incident(
+                    "A",
+                    &format!("aliases:\n  - {inside}\n  - /api/v1/acme/b.json-x/\n"),
+                ),
+            ),
+            (
+                "content/acme/b.md",
+                &incident("B", "aliases: [/api/v1/acme/b.json.d/]\n"),
+            ),
+        ]);
+        let err = both_refuse(
+            &site,
+            &["a.md:6:5: error: `feed.xml` would be a file, and also a folder"],
+        );
+        assert_eq!(err.matches("error:").count(), 1, "{inside}: {err}");
+    }
+}
+
+#[test]
 fn an_alias_on_any_generated_or_static_file_is_an_error_at_its_line() {
     let site = Site::new(&[
         (
