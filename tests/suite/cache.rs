@@ -216,6 +216,38 @@ fn a_build_with_nothing_to_do_needs_only_the_caches_index_and_a_damaged_rest_is_
 }
 
 #[test]
+fn a_build_whose_output_cannot_be_put_in_place_leaves_the_cache_as_it_was() {
+    let site = archive(8);
+    site.build(&[]);
+    let cache = site.path(".outages-cache");
+    let before = std::fs::read(cache.join("build")).unwrap();
+    // A new incident, where a folder of the user's stands at its page's path: the cache
+    // is being written while the output is put in place, which fails.
+    site.write(
+        "content/acme/new.md",
+        &incident("New", "2024-02-03T04:00:00Z"),
+    );
+    std::fs::create_dir_all(site.path("public/acme/new/index.html/mine")).unwrap();
+    let output = site.run(&["build"]);
+    assert!(!output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("was not written by outages"),
+        "{}",
+        stderr(&output)
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["CACHEDIR.TAG", "build"], "nothing left aside");
+    assert_eq!(std::fs::read(cache.join("build")).unwrap(), before);
+    std::fs::remove_dir_all(site.path("public/acme/new")).unwrap();
+    site.build(&[]);
+    assert_eq!(tree(&site.path("public")), from_scratch(&site));
+}
+
+#[test]
 fn a_file_of_the_output_edited_or_deleted_by_hand_is_written_again() {
     let site = archive(8);
     site.build(&[]);
