@@ -2,11 +2,10 @@
 //! `build` and `check` share every step but the last.
 
 use std::collections::BTreeMap;
-
-use foldhash::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use foldhash::HashSet;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 

@@ -16,14 +16,13 @@
 //! - Nothing is read or written through a symlink inside the output folder.
 
 use std::collections::BTreeMap;
-
-use foldhash::HashSet;
 use std::fs::{self, File};
 use std::io::{self, Read as _};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use foldhash::HashSet;
 use rayon::prelude::*;
 use walkdir::WalkDir;
 
@@ -143,15 +142,17 @@ impl PathSet {
         set
     }
 
-    /// What a manifest lists; lines that could leave the output folder are ignored.
+    /// What a manifest lists.
     fn from_manifest(bytes: &[u8]) -> PathSet {
-        let text = String::from_utf8_lossy(bytes);
-        PathSet::new(
-            text.lines()
-                .filter_map(site_relative)
-                .filter(|p| *p != Path::new(MANIFEST)),
-        )
+        PathSet::new(manifest_lines(&String::from_utf8_lossy(bytes)).map(Path::new))
     }
+}
+
+/// The lines of a manifest that name a file of the site: those that could leave the output
+/// folder, or name the manifest itself, are ignored.
+fn manifest_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .filter(|line| site_relative(line).is_some_and(|path| path != Path::new(MANIFEST)))
 }
 
 /// How each of these files of the output folder `out` is now: `None` when it is not a
@@ -697,10 +698,7 @@ impl Output {
     /// The site paths the last build's manifest lists (that can be in the folder).
     pub fn manifest_paths(&self) -> Vec<String> {
         let text = String::from_utf8_lossy(self.old.manifest.as_deref().unwrap_or_default());
-        text.lines()
-            .filter(|line| *line != MANIFEST && site_relative(line).is_some())
-            .map(str::to_string)
-            .collect()
+        manifest_lines(&text).map(str::to_string).collect()
     }
 
     /// Lets go of the folder without changing it; what killed builds left that could not
@@ -803,15 +801,14 @@ impl Output {
         // change of a few files needs those only if it removes one.
         let new_files: HashSet<&Path> = paths.iter().copied().collect();
         let old_text = String::from_utf8_lossy(old_manifest);
-        let mut removed: Vec<&Path> = old_text
-            .lines()
-            .filter_map(site_relative)
-            .filter(|path| *path != Path::new(MANIFEST) && !new_files.contains(path))
+        // Each in its plain spelling: a line `p/x.html/` names the file `p/x.html`.
+        let mut removed: Vec<PathBuf> = manifest_lines(&old_text)
+            .map(Path::new)
+            .filter(|path| !new_files.contains(path))
+            .map(|path| path.components().collect())
             .collect();
         removed.sort();
         removed.dedup();
-        // Each in its plain spelling: a line `p/x.html/` names the file `p/x.html`.
-        let removed: Vec<PathBuf> = removed.iter().map(|p| p.components().collect()).collect();
         let staged: Vec<(&Path, &Path)> = files
             .iter()
             .zip(paths)
@@ -860,11 +857,16 @@ impl Output {
         fs::write(&part, &journal).map_err(io_at("write", &part))?;
         fs::rename(&part, staging.join(JOURNAL)).map_err(io_at("write", &part))?;
         replay(&self.out, staging, &journal)?;
-        // Folders of ours that the removals emptied go too, deepest first.
-        let new = match removed.is_empty() {
-            true => PathSet::default(),
-            false => PathSet::new(paths.iter().copied()),
-        };
+        if !removed.is_empty() {
+            self.remove_emptied(&removed, paths);
+        }
+        Ok(Some(stats))
+    }
+
+    /// Removes the folders of ours that the removal of `removed` emptied, deepest first:
+    /// those the last build had and the new site (of `paths`) has not.
+    fn remove_emptied(&self, removed: &[PathBuf], paths: &[&Path]) {
+        let new = PathSet::new(paths.iter().copied());
         let mut emptied: Vec<&Path> = removed
             .iter()
             .flat_map(|path| path.ancestors().skip(1))
@@ -880,7 +882,6 @@ impl Output {
             // Not empty: something of the user's is in it, and stays.
             let _ = fs::remove_dir(self.out.join(dir));
         }
-        Ok(Some(stats))
     }
 }
 

@@ -3,10 +3,11 @@
 //! output (rendering only the pages whose declared inputs changed), from its parsed
 //! files (rendering everything), or finds nothing to do at all.
 
-use foldhash::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
+
+use foldhash::{HashMap, HashSet};
 
 use crate::build::{Error, Summary};
 use crate::cache::{self, Bodies, Cache, Hash, Index, Looked, Seen, Written};
@@ -112,7 +113,7 @@ impl Scan {
             }
         }
         let render_key = *hasher.finalize().as_bytes();
-        let listed: foldhash::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let listed: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
         // What changed, as read now (`None`: gone). Unreadable files are parsed, which says
         // why; files no longer listed (deleted, or behind a link the listing does not
         // follow) are gone, whatever the disk would give through another way.

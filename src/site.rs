@@ -4,12 +4,11 @@
 //! same functions, so a partial rebuild cannot drift from a full one.
 
 use std::collections::BTreeSet;
-
-use foldhash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
+use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 
 use crate::archive::{Archive, IncidentIx, ProviderIx};

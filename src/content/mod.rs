@@ -11,11 +11,10 @@ pub mod updates;
 pub mod yaml;
 
 use std::collections::BTreeMap;
-
-use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use foldhash::HashMap;
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_saphyr::Spanned;

@@ -15,11 +15,10 @@ pub mod views;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-
-use foldhash::HashSet;
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
+use foldhash::HashSet;
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::Context;

@@ -3,10 +3,10 @@
 //! the first time a page asks for it). Templates stay dumb and a theme can be swapped
 //! without touching Rust.
 
-use foldhash::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use chrono::{Datelike, SecondsFormat, Timelike};
+use foldhash::HashMap;
 use serde::{Serialize, Serializer};
 
 use crate::archive::{Archive, IncidentIx, Provider, Stats};
