@@ -20,7 +20,7 @@ macro_rules! index_type {
 
         impl $name {
             /// Every position of a list of `len`, in order.
-            pub fn all(len: usize) -> impl Iterator<Item = $name> {
+            pub fn all(len: usize) -> impl ExactSizeIterator<Item = $name> + DoubleEndedIterator {
                 (0..len).map($name)
             }
 
@@ -60,6 +60,9 @@ pub struct Archive {
     pub places: Vec<(ProviderIx, usize)>,
     /// Every UTC day some incident touches, oldest first.
     pub days: Vec<Day>,
+    /// By incident: the time of its latest update (for a sitemap's `lastmod`), worked out
+    /// once and kept side by side, so a sitemap reads it without visiting every incident.
+    pub updated: Vec<Timestamp>,
     /// The archive's latest update: where every period of the statistics ends, so the
     /// same files give the same numbers whenever they are built.
     pub through: Option<Timestamp>,
@@ -129,7 +132,8 @@ impl Archive {
                 .then_with(|| a.slug.cmp(&b.slug))
                 .then_with(|| a.file.cmp(&b.file))
         });
-        let through = incidents.iter().map(|i| insight::end(i)).max();
+        let through = incidents.par_iter().map(|i| insight::end(i)).max();
+        let updated = incidents.par_iter().map(|i| i.updated()).collect();
         let mut infos: BTreeMap<Slug, ProviderInfo> = content.providers.into_iter().collect();
         let mut members: BTreeMap<Slug, Vec<IncidentIx>> = infos
             .keys()
@@ -185,6 +189,7 @@ impl Archive {
             providers,
             places,
             days,
+            updated,
             through,
         }
     }

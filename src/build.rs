@@ -306,7 +306,7 @@ fn updated(written: Vec<String>, update: Update<Listed>, own: &HashSet<String>) 
 /// when it indexed the same records with this same program, else built anew.
 fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, String> {
     let language = &site.config.language;
-    let records = search::records(&site.archive.incidents, &site.views.incidents);
+    let records = search::records(&site.archive.incidents, &site.views.incidents.all());
     let fingerprint = search::fingerprint(&records, language);
     let previous = output
         .read(routes::SEARCH_INDEX_STATE)

@@ -17,7 +17,7 @@ use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::model::{Incident, ProviderInfo, Slug};
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
-use crate::render::views::{IncidentView, Views};
+use crate::render::views::{IncidentViews, Views};
 use crate::render::{self, KindId, Page, Part, Renderer};
 
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
@@ -258,7 +258,7 @@ impl Site {
         // page's path depends on, a changed path is seen. Made beside the views.
         let (new_views, plan) = rayon::join(
             || {
-                let previous = Some((&self.archive, &self.views));
+                let previous = Some(&self.views);
                 new_archive
                     .as_ref()
                     .map(|archive| Views::new(archive, &self.config.base_url, previous))
@@ -539,18 +539,16 @@ impl Dirty {
             .map(|p| {
                 let old = old_lists.get(p.slug.as_str()).copied().unwrap_or_default();
                 changed_positions(
-                    old.iter().map(|&i| &old_views.incidents[i]),
-                    p.incidents.iter().map(|&i| &views.incidents[i]),
+                    (&old_views.incidents, old.iter().copied()),
+                    (&views.incidents, p.incidents.iter().copied()),
                 )
             })
             .collect();
         // The days of every incident that went, came or shows differently, before and
         // after: new text in an update changes no day.
         let kept: HashSet<*const Incident> = after.incidents.iter().map(Arc::as_ptr).collect();
-        let old_by_key: HashMap<(&str, &str), usize> = before
-            .incidents
-            .iter()
-            .enumerate()
+        let old_by_key: HashMap<(&str, &str), IncidentIx> = before
+            .incidents()
             .map(|(n, i)| ((i.provider.as_str(), i.slug.as_str()), n))
             .collect();
         let mut same = HashSet::default();
@@ -568,13 +566,15 @@ impl Dirty {
                     .filter_map(|name| Slug::from_name(name).ok()),
             );
         };
-        for (n, (incident, &fresh)) in after.incidents.iter().zip(&views.fresh).enumerate() {
+        for ((n, incident), &fresh) in after.incidents().zip(&views.fresh) {
             if !fresh {
                 continue;
             }
             match old_by_key.get(&(incident.provider.as_str(), incident.slug.as_str())) {
                 Some(&o)
-                    if !shows_differently(&old_views.incidents[o], &views.incidents[n])
+                    if !views
+                        .incidents
+                        .shows_differently(n, &old_views.incidents, o)
                         && crate::insight::days(&before.incidents[o])
                             == crate::insight::days(incident) =>
                 {
@@ -583,7 +583,7 @@ impl Dirty {
                 _ => add(incident),
             }
         }
-        for (o, incident) in before.incidents.iter().enumerate() {
+        for (o, incident) in before.incidents() {
             if !kept.contains(&Arc::as_ptr(incident)) && !same.contains(&o) {
                 add(incident);
             }
@@ -622,13 +622,19 @@ impl Dirty {
             days,
             // A list changes where an incident is added, removed, moved or shows differently;
             // an edit of an update's text leaves it as it is.
-            list: changed_positions(old_views.incidents.iter(), views.incidents.iter()),
-            list_shape: old_views.incidents.len() != views.incidents.len()
-                || old_views
+            list: changed_positions(
+                (
+                    &old_views.incidents,
+                    IncidentIx::all(before.incidents.len()),
+                ),
+                (&views.incidents, IncidentIx::all(after.incidents.len())),
+            ),
+            list_shape: before.incidents.len() != after.incidents.len()
+                || before
                     .incidents
                     .iter()
-                    .zip(&views.incidents)
-                    .any(|(old, new)| old.summary.started.year != new.summary.started.year),
+                    .zip(&after.incidents)
+                    .any(|(old, new)| old.started.year() != new.started.year()),
             fresh: views.fresh.clone(),
             providers,
             ..Dirty::default()
@@ -697,24 +703,13 @@ impl Parts {
     }
 }
 
-/// Whether a list, a day or a number would show an incident differently: its summary, its
-/// components, id or regions (a day's data lists them), or its latest update (where an
-/// ongoing incident ends). New text in an update shows only on its own page and in feeds.
-fn shows_differently(old: &IncidentView, new: &IncidentView) -> bool {
-    old.summary != new.summary
-        || old.components != new.components
-        || old.id != new.id
-        || old.regions != new.regions
-        || old.updated != new.updated
-}
-
 /// By position, whether a list shows something else there: an incident added, removed,
 /// moved or shown differently, its components or its latest update changed (an edit of an
-/// update's text changes nothing). As long as
-/// the longer list, so a position that emptied counts too.
-fn changed_positions<'a>(
-    before: impl ExactSizeIterator<Item = &'a Arc<IncidentView>>,
-    after: impl ExactSizeIterator<Item = &'a Arc<IncidentView>>,
+/// update's text changes nothing). As long as the longer list, so a position that emptied
+/// counts too.
+fn changed_positions(
+    (old_views, before): (&IncidentViews, impl ExactSizeIterator<Item = IncidentIx>),
+    (views, after): (&IncidentViews, impl ExactSizeIterator<Item = IncidentIx>),
 ) -> Vec<bool> {
     let length = before.len().max(after.len());
     let mut before = before.map(Some).chain(std::iter::repeat(None));
@@ -722,7 +717,7 @@ fn changed_positions<'a>(
     (0..length)
         .map(
             |_| match (before.next().flatten(), after.next().flatten()) {
-                (Some(old), Some(new)) => !Arc::ptr_eq(old, new) && shows_differently(old, new),
+                (Some(o), Some(n)) => views.shows_differently(n, old_views, o),
                 _ => true,
             },
         )

@@ -278,7 +278,7 @@ fn provider_names(day: &Day, archive: &Archive, views: &Views, n: usize) -> Stri
         .incidents
         .iter()
         .filter(|&&i| archive.incidents[i].impact != Impact::Maintenance)
-        .map(|&i| views.incidents[i].summary.provider.name.as_str())
+        .map(|&i| views.incidents.provider_name(i))
         .collect();
     names.sort_unstable();
     names.dedup();

@@ -218,17 +218,23 @@ fn headers(r: &Renderer) -> Vec<u8> {
 }
 
 fn redirects(r: &Renderer) -> Vec<u8> {
-    let aliases =
-        r.archive
-            .incidents
-            .iter()
-            .zip(&r.views.incidents)
-            .flat_map(|(incident, view)| {
-                incident
-                    .aliases
-                    .iter()
-                    .map(|alias| (alias.path.as_str(), view.summary.path.clone()))
-            });
+    let base = &r.config.base_url;
+    // From the archive, not the views: few incidents have aliases.
+    let aliases = r
+        .archive
+        .incidents
+        .iter()
+        .filter(|incident| !incident.aliases.is_empty())
+        .flat_map(|incident| {
+            let path = base.path(&routes::incident_dir(
+                incident.provider.as_str(),
+                incident.slug.as_str(),
+            ));
+            incident
+                .aliases
+                .iter()
+                .map(move |alias| (alias.path.as_str(), path.clone()))
+        });
     hosting::redirects(&r.config.base_url, aliases)
 }
 
@@ -247,21 +253,15 @@ impl Kind for Home {
     }
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let ongoing: Vec<&SummaryView> = r
-            .views
-            .incidents
-            .iter()
-            .filter(|i| i.summary.ongoing)
-            .map(|i| &i.summary)
-            .collect();
-        let latest: Vec<&SummaryView> = r
-            .views
-            .incidents
-            .iter()
-            .filter(|i| !i.summary.ongoing)
-            .take(HOME_LATEST)
-            .map(|i| &i.summary)
-            .collect();
+        // Chosen from the archive: only the views shown are made.
+        let shown = |ongoing: bool| {
+            r.archive
+                .incidents()
+                .filter(move |(_, incident)| incident.is_ongoing() == ongoing)
+                .map(|(i, _)| &r.views.incidents[i].summary)
+        };
+        let ongoing: Vec<&SummaryView> = shown(true).collect();
+        let latest: Vec<&SummaryView> = shown(false).take(HOME_LATEST).collect();
         let mut ctx = r.html_context(
             "home",
             &r.config.title,
@@ -734,17 +734,17 @@ impl Kind for IncidentIndex {
             return Err(wrong_key(page));
         };
         let base = &r.config.base_url;
-        let all = &r.views.incidents;
+        // The years from the archive: only the views shown are made.
+        let all = &r.archive.incidents;
         let pages = all.len().div_ceil(INDEX_PAGE).max(1);
         // Newest first, so each year's first incident is found by a binary search: no
         // page scans the archive.
-        let year_of = |i: usize| all[i].summary.started.year;
+        let year_of = |i: usize| all[i].started.year();
         let years: Vec<YearLink> = match (all.first(), all.last()) {
-            (Some(newest), Some(oldest)) => (oldest.summary.started.year
-                ..=newest.summary.started.year)
+            (Some(newest), Some(oldest)) => (oldest.started.year()..=newest.started.year())
                 .rev()
                 .filter_map(|year| {
-                    let first = all.partition_point(|v| v.summary.started.year > year);
+                    let first = all.partition_point(|i| i.started.year() > year);
                     (first < all.len() && year_of(first) == year).then(|| YearLink {
                         year,
                         path: format!(
@@ -758,7 +758,11 @@ impl Kind for IncidentIndex {
         };
         let start = (n - 1).saturating_mul(INDEX_PAGE).min(all.len());
         let end = start.saturating_add(INDEX_PAGE).min(all.len());
-        let shown = by_year(all[start..end].iter().map(|view| &view.summary));
+        let shown = by_year(
+            IncidentIx::all(end)
+                .skip(start)
+                .map(|i| &r.views.incidents[i].summary),
+        );
         let title = match n {
             1 => "Every incident".to_string(),
             n => format!("Every incident, page {n} of {pages}"),

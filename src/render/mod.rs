@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use foldhash::HashSet;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -29,7 +29,7 @@ use crate::diagnostics::Diagnostic;
 use crate::render::feeds::FeedSpec;
 use crate::render::kinds::{KINDS, Kind};
 use crate::render::theme::Theme;
-use crate::render::views::{FeedLinks, IncidentView, SummaryView, Views};
+use crate::render::views::{FeedLinks, SummaryView, Views};
 use crate::routes::{self, FeedFormat};
 
 /// What a page is rendered from, as its kind planned it. Indices point into the archive.
@@ -562,11 +562,11 @@ impl Renderer<'_> {
     pub fn sitemap(&self) -> Vec<u8> {
         let parts = sitemap::parts(sitemap_len(self.archive));
         if parts == 0 {
-            return sitemap::sitemap(self.sitemap_entries());
+            return sitemap::sitemap(self.sitemap_entries(0));
         }
-        let mut entries = self.sitemap_entries();
+        let mut entries = self.sitemap_entries(0);
         let base = &self.config.base_url;
-        let newest: Vec<(String, Option<&str>)> = (1..=parts)
+        let newest: Vec<(String, Option<NaiveDate>)> = (1..=parts)
             .map(|n| {
                 let newest = entries
                     .by_ref()
@@ -582,32 +582,32 @@ impl Renderer<'_> {
     /// Part `n` (from 1) of a sitemap split in parts.
     pub fn sitemap_part(&self, n: usize) -> Vec<u8> {
         let skip = n.saturating_sub(1).saturating_mul(sitemap::MAX_URLS);
-        sitemap::sitemap(self.sitemap_entries().skip(skip).take(sitemap::MAX_URLS))
+        sitemap::sitemap(self.sitemap_entries(skip).take(sitemap::MAX_URLS))
     }
 
-    /// Every page a search engine should know, in the sitemap's order: the home page, the
-    /// incident index, the calendar and its days, providers with their years and
-    /// components, and incidents. As many as [`sitemap_len`] counts.
-    fn sitemap_entries<'a>(&'a self) -> impl Iterator<Item = sitemap::Entry<'a>> {
-        fn newest<'v>(list: impl Iterator<Item = &'v IncidentView>) -> Option<&'v str> {
-            list.map(|i| i.updated.date.as_str()).max()
-        }
+    /// Every page a search engine should know, in the sitemap's order, past the first
+    /// `skip`: the home page, the incident index, the calendar and its days, providers
+    /// with their years and components, and incidents. As many as [`sitemap_len`] counts.
+    fn sitemap_entries<'a>(&'a self, skip: usize) -> impl Iterator<Item = sitemap::Entry<'a>> {
+        // From the archive, not the views: a sitemap lists every incident, and the views of
+        // those on no page rendered again are not made.
         let base = &self.config.base_url;
-        let views = &self.views.incidents;
+        let archive = self.archive;
+        let incidents = &archive.incidents;
+        let day = |i: IncidentIx| archive.updated[i].date_naive();
         // Copied into each closure below: they hold references only.
-        let of = move |list: &'a [IncidentIx]| newest(list.iter().map(|&i| &*views[i]));
+        let of = move |list: &'a [IncidentIx]| list.iter().map(|&i| day(i)).max();
         let entry = move |path: String, lastmod| sitemap::Entry {
             url: Cow::Owned(base.url(&path)),
             lastmod,
         };
-        let all = newest(views.iter().map(|v| &**v));
-        let pages = views.len().div_ceil(kinds::INDEX_PAGE).max(1);
+        let all = archive.updated.iter().max().map(|t| t.date_naive());
+        let pages = incidents.len().div_ceil(kinds::INDEX_PAGE).max(1);
         let site = [String::new(), routes::DAYS_DIR.to_string()]
             .into_iter()
             .chain((1..=pages).map(routes::incidents_dir))
             .map(move |path| entry(path, all));
-        let days = self
-            .archive
+        let days = archive
             .days
             .iter()
             .map(move |day| entry(routes::day_dir(day.date), of(&day.incidents)));
@@ -615,11 +615,11 @@ impl Renderer<'_> {
             .views
             .providers
             .iter()
-            .zip(&self.archive.providers)
+            .zip(&archive.providers)
             .flat_map(move |(view, provider)| {
                 let slug = provider.slug.as_str();
                 let years = provider.years.iter().map(move |&year| {
-                    let started = |&i: &IncidentIx| views[i].summary.started.year;
+                    let started = |&i: &IncidentIx| incidents[i].started.year();
                     let run = kinds::year_run(&provider.incidents, year, started);
                     entry(routes::provider_year_dir(slug, year), of(run))
                 });
@@ -636,17 +636,50 @@ impl Renderer<'_> {
                 .chain(years)
                 .chain(components)
             });
-        let incidents = views.iter().map(|i| sitemap::Entry {
-            url: Cow::Borrowed(&i.summary.url),
-            lastmod: Some(&i.updated.date),
-        });
-        site.chain(days).chain(providers).chain(incidents)
+        // The incidents are most of a sitemap: a part past the others starts among them
+        // without making the entries before it.
+        let others = sitemap_len(archive).saturating_sub(incidents.len());
+        let first = skip.saturating_sub(others).min(incidents.len());
+        let pages_of_incidents =
+            IncidentIx::all(incidents.len())
+                .skip(first)
+                .map(move |i| sitemap::Entry {
+                    url: Cow::Owned(base.url(&routes::incident_dir(
+                        incidents[i].provider.as_str(),
+                        incidents[i].slug.as_str(),
+                    ))),
+                    lastmod: Some(day(i)),
+                });
+        site.chain(days)
+            .chain(providers)
+            .skip(skip.min(others))
+            .chain(pages_of_incidents)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sitemap_part_starts_where_skipping_the_entries_before_it_would() {
+        let options = crate::site::Options::new(env!("CARGO_MANIFEST_DIR"));
+        let site = crate::site::Site::load(&options).expect("the sample site loads");
+        let renderer = site.renderer();
+        let text = |entries: &mut dyn Iterator<Item = sitemap::Entry>| -> Vec<String> {
+            entries
+                .map(|e| format!("{} {:?}", e.url, e.lastmod))
+                .collect()
+        };
+        let all = text(&mut renderer.sitemap_entries(0));
+        let len = sitemap_len(&site.archive);
+        assert_eq!(all.len(), len);
+        let others = len - site.archive.incidents.len();
+        for skip in [1, others - 1, others, others + 1, len - 1, len, len + 3] {
+            let part = text(&mut renderer.sitemap_entries(skip));
+            assert_eq!(part, all[skip.min(len)..], "skipping {skip}");
+        }
+    }
 
     #[test]
     fn pages_of_one_path_keep_the_order_they_came_in() {

@@ -2,6 +2,10 @@
 //! sitemap may list (sitemaps.org: 50,000) gets a sitemap index in `sitemap.xml`, naming
 //! `sitemap-1.xml`, `sitemap-2.xml`… of at most that many each.
 
+use std::fmt::Write;
+
+use chrono::{Datelike, NaiveDate};
+
 use crate::render::feeds::escape;
 
 /// The most URLs one sitemap file may list.
@@ -19,7 +23,20 @@ pub fn parts(urls: usize) -> usize {
 /// One page for crawlers: its absolute URL and the day it last changed.
 pub struct Entry<'a> {
     pub url: std::borrow::Cow<'a, str>,
-    pub lastmod: Option<&'a str>,
+    pub lastmod: Option<NaiveDate>,
+}
+
+/// `<lastmod>2024-03-01</lastmod>`, as the pages write a date.
+fn lastmod(xml: &mut String, date: Option<NaiveDate>) {
+    if let Some(date) = date {
+        let _ = writeln!(
+            xml,
+            "    <lastmod>{:04}-{:02}-{:02}</lastmod>",
+            date.year(),
+            date.month(),
+            date.day()
+        );
+    }
 }
 
 pub fn sitemap<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Vec<u8> {
@@ -30,11 +47,7 @@ pub fn sitemap<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Vec<u8> {
         xml.push_str("  <url>\n    <loc>");
         xml.push_str(&escape(&entry.url));
         xml.push_str("</loc>\n");
-        if let Some(lastmod) = entry.lastmod {
-            xml.push_str("    <lastmod>");
-            xml.push_str(&escape(lastmod));
-            xml.push_str("</lastmod>\n");
-        }
+        lastmod(&mut xml, entry.lastmod);
         xml.push_str("  </url>\n");
     }
     xml.push_str("</urlset>\n");
@@ -42,19 +55,15 @@ pub fn sitemap<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Vec<u8> {
 }
 
 /// A sitemap index: each part's absolute URL and the newest `lastmod` among its pages.
-pub fn index<'a>(parts: impl Iterator<Item = (String, Option<&'a str>)>) -> Vec<u8> {
+pub fn index(parts: impl Iterator<Item = (String, Option<NaiveDate>)>) -> Vec<u8> {
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    for (url, lastmod) in parts {
+    for (url, date) in parts {
         xml.push_str("  <sitemap>\n    <loc>");
         xml.push_str(&escape(&url));
         xml.push_str("</loc>\n");
-        if let Some(lastmod) = lastmod {
-            xml.push_str("    <lastmod>");
-            xml.push_str(&escape(lastmod));
-            xml.push_str("</lastmod>\n");
-        }
+        lastmod(&mut xml, date);
         xml.push_str("  </sitemap>\n");
     }
     xml.push_str("</sitemapindex>\n");

@@ -323,7 +323,7 @@ impl StatsView {
     /// `year_path` gives the page of a year, if there is one.
     pub fn new(
         stats: &Stats,
-        incidents: &[Arc<IncidentView>],
+        incidents: &IncidentViews,
         year_path: impl Fn(i32) -> Option<String>,
     ) -> StatsView {
         let summary = |index: Option<IncidentIx>| index.map(|i| incidents[i].summary.clone());
@@ -381,61 +381,160 @@ pub struct ProviderView {
     pub incident_count: usize,
 }
 
-/// Every view of the archive, made once per build, in parallel.
+/// Every view of the archive. Each incident's is made the first time a page asks for it:
+/// a build that renders every page makes them all (in parallel, before the pages), one
+/// that renders a few pages after an edit makes only theirs.
 #[derive(Default)]
 pub struct Views {
     /// In archive order. Shared, so a rebuild reuses the views of unchanged incidents.
-    pub incidents: Vec<Arc<IncidentView>>,
-    /// Whether the view at the same index was made anew (its incident or provider changed).
+    pub incidents: IncidentViews,
+    /// Whether the view at the same index is new (its incident or provider changed).
     pub fresh: Vec<bool>,
     pub providers: Vec<ProviderView>,
 }
 
+/// The view of every incident, in archive order, each made when first asked for.
+#[derive(Default)]
+pub struct IncidentViews {
+    slots: Vec<Slot>,
+    base: Arc<BaseUrl>,
+}
+
+/// An incident, the name of its provider, and its view once made: the view is a function
+/// of the first two (and the site's address).
+#[derive(Clone)]
+struct Slot {
+    incident: Arc<Incident>,
+    provider_name: Arc<str>,
+    view: OnceLock<Arc<IncidentView>>,
+}
+
+impl IncidentViews {
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The name of the provider of the incident at `i`, as its view shows it, without
+    /// making the view.
+    pub fn provider_name(&self, i: IncidentIx) -> &str {
+        &self.slots[i].provider_name
+    }
+
+    /// The views in order, each made as the iterator reaches it.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Arc<IncidentView>> {
+        IncidentIx::all(self.len()).map(|i| &self[i])
+    }
+
+    /// Every view, made in parallel where needed: for a build that renders every page.
+    pub fn all(&self) -> Vec<Arc<IncidentView>> {
+        use rayon::prelude::*;
+        let indices: Vec<IncidentIx> = IncidentIx::all(self.len()).collect();
+        indices.par_iter().map(|&i| Arc::clone(&self[i])).collect()
+    }
+
+    /// Whether a list shows the view at `i` differently from the one `other` has at `j`
+    /// (see [`shows_differently`]), making neither when they are one view (the same
+    /// incident under the same provider name) or belong to different pages (whose URLs
+    /// differ).
+    pub fn shows_differently(&self, i: IncidentIx, other: &IncidentViews, j: IncidentIx) -> bool {
+        let (Some(a), Some(b)) = (i.get(&self.slots), j.get(&other.slots)) else {
+            return true;
+        };
+        if Arc::ptr_eq(&a.incident, &b.incident) && a.provider_name == b.provider_name {
+            return false;
+        }
+        a.incident.provider != b.incident.provider
+            || a.incident.slug != b.incident.slug
+            || shows_differently(&self[i], &other[j])
+    }
+}
+
+impl std::ops::Index<IncidentIx> for IncidentViews {
+    type Output = Arc<IncidentView>;
+
+    fn index(&self, index: IncidentIx) -> &Arc<IncidentView> {
+        let slot = &self.slots[index];
+        slot.view.get_or_init(|| {
+            Arc::new(incident_view(
+                &slot.incident,
+                provider_ref(&slot.incident, &slot.provider_name, &self.base),
+                &self.base,
+            ))
+        })
+    }
+}
+
+/// Whether a list, a day or a number would show an incident differently: its summary, its
+/// components, id or regions (a day's data lists them), or its latest update (where an
+/// ongoing incident ends). New text in an update shows only on its own page and in feeds.
+fn shows_differently(old: &IncidentView, new: &IncidentView) -> bool {
+    old.summary != new.summary
+        || old.components != new.components
+        || old.id != new.id
+        || old.regions != new.regions
+        || old.updated != new.updated
+}
+
 impl Views {
-    /// Renders the markdown of every incident now, in parallel: for a build that renders
-    /// every page, before the pages' own allocations begin (interleaved with them, the same
-    /// HTML costs a build of 100,000 incidents some 50 MiB more at its peak).
+    /// Renders every view and the markdown of every incident now, in parallel: for a build
+    /// that renders every page, before the pages' own allocations begin (interleaved with
+    /// them, the same HTML costs a build of 100,000 incidents some 50 MiB more at its peak).
     pub fn render_markdown(&self) {
         use rayon::prelude::*;
-        self.incidents.par_iter().for_each(|view| {
+        self.incidents.all().par_iter().for_each(|view| {
             view.summary_html.of.parts();
         });
     }
 
-    /// Makes the views of `archive`. With the `previous` archive and its views, an incident
-    /// that is still the same value (the same `Arc`) under the same provider name keeps its
-    /// view: only what changed has its markdown rendered again.
-    pub fn new(archive: &Archive, base: &BaseUrl, previous: Option<(&Archive, &Views)>) -> Views {
+    /// The views of `archive`. With the `previous` views, an incident that is still the
+    /// same value (the same `Arc`) under the same provider name keeps its view (made or
+    /// not): only what changed is made again.
+    pub fn new(archive: &Archive, base: &BaseUrl, previous: Option<&Views>) -> Views {
         use rayon::prelude::*;
-        let reusable: HashMap<usize, &Arc<IncidentView>> = previous
-            .map(|(archive, views)| {
-                archive
+        let reusable: HashMap<usize, &Slot> = previous
+            .map(|views| {
+                views
                     .incidents
+                    .slots
                     .iter()
-                    .map(|i| Arc::as_ptr(i) as usize)
-                    .zip(&views.incidents)
+                    .map(|slot| (Arc::as_ptr(&slot.incident) as usize, slot))
                     .collect()
             })
             .unwrap_or_default();
-        let shared_base = Arc::new(base.clone());
-        let (incidents, fresh): (Vec<Arc<IncidentView>>, Vec<bool>) = archive
+        let names: HashMap<&str, Arc<str>> = archive
+            .providers
+            .iter()
+            .map(|p| (p.slug.as_str(), Arc::from(p.name.as_str())))
+            .collect();
+        let (slots, fresh): (Vec<Slot>, Vec<bool>) = archive
             .incidents
             .par_iter()
             .map(|incident| {
-                let name = provider_name(archive, incident);
+                let provider_name = names
+                    .get(incident.provider.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from(incident.provider.as_str()));
                 match reusable.get(&(Arc::as_ptr(incident) as usize)) {
-                    Some(view) if view.summary.provider.name == name => (Arc::clone(view), false),
+                    Some(slot) if slot.provider_name == provider_name => ((*slot).clone(), false),
                     _ => (
-                        Arc::new(incident_view(
-                            incident,
-                            provider_ref(incident, name, base),
-                            &shared_base,
-                        )),
+                        Slot {
+                            incident: Arc::clone(incident),
+                            provider_name,
+                            view: OnceLock::new(),
+                        },
                         true,
                     ),
                 }
             })
             .unzip();
+        let incidents = IncidentViews {
+            slots,
+            base: Arc::new(base.clone()),
+        };
         let providers = archive
             .providers
             .iter()
@@ -447,12 +546,6 @@ impl Views {
             providers,
         }
     }
-}
-
-fn provider_name<'a>(archive: &'a Archive, incident: &'a Incident) -> &'a str {
-    archive
-        .provider(&incident.provider)
-        .map_or(incident.provider.as_str(), |p| p.name.as_str())
 }
 
 fn provider_ref(incident: &Incident, name: &str, base: &BaseUrl) -> ProviderRef {
@@ -562,11 +655,7 @@ pub fn tag_uri(incident: &Incident) -> String {
     routes::incident_tag(incident.provider.as_str(), key)
 }
 
-fn provider_view(
-    provider: &Provider,
-    incidents: &[Arc<IncidentView>],
-    base: &BaseUrl,
-) -> ProviderView {
+fn provider_view(provider: &Provider, incidents: &IncidentViews, base: &BaseUrl) -> ProviderView {
     let dir = routes::provider_dir(provider.slug.as_str());
     let url = base.url(&dir);
     ProviderView {

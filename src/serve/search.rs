@@ -39,7 +39,7 @@ impl Indexer {
     pub fn refresh(&self, site: &Site) {
         let job = site.config.search.then(|| Job {
             incidents: site.archive.incidents.clone(),
-            views: site.views.incidents.clone(),
+            views: site.views.incidents.all(),
             language: site.config.language.clone(),
         });
         let _ = self.jobs.send(job);
