@@ -169,13 +169,14 @@ fn run(
     let (mut listed, index) = match changed {
         // The last build's output, with what changed rendered again.
         Some(changed) => {
-            // The site's own `X.gz` and `X.br`, as the last build had them (a change to a
-            // static file renders everything).
+            // The site's own `X.gz` and `X.br`: static files, as the last build had them (a
+            // change to one renders everything).
             let own: HashSet<String> = site
-                .pages
+                .theme
+                .assets
                 .iter()
-                .filter(|p| p.path.ends_with(".gz") || p.path.ends_with(".br"))
-                .map(|p| p.path.clone())
+                .filter(|a| a.path.ends_with(".gz") || a.path.ends_with(".br"))
+                .map(|a| a.path.clone())
                 .collect();
             let update = site
                 .update_content(changed.to_vec(), |page, bytes| {

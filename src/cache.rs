@@ -108,6 +108,9 @@ pub struct Written {
     pub key: Hash,
     /// The hash of the output's manifest once written.
     pub manifest: Hash,
+    /// The fingerprint of the plan ([`crate::render::fingerprint`]), so a build after an
+    /// edit makes the last build's plan only if its own differs.
+    pub plan: Hash,
     /// Each file the manifest lists, in its order, as the build left it.
     pub left: Vec<Option<Left>>,
     /// For the summary of a build that has nothing to do.

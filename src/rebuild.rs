@@ -176,6 +176,7 @@ impl Scan {
     /// The site as the cache holds it, before the changes: what the last build's output
     /// shows. `None` if it does not load (then the build starts from scratch).
     pub fn written_site(&self, options: &Options) -> Option<Site> {
+        let plan = self.before.index.written.as_ref()?.plan;
         let loaded = self.before.loaded()?;
         let files: Files = self
             .before
@@ -185,7 +186,7 @@ impl Scan {
             .zip(loaded)
             .map(|(seen, loaded)| (seen.path.clone(), Ok(loaded)))
             .collect();
-        Site::load_with(options, || Ok(files)).ok()
+        Site::load_unplanned(options, || Ok(files), plan).ok()
     }
 
     /// The site of the files as they are now, parsing only those that changed.
@@ -307,6 +308,7 @@ impl Scan {
         let written = Written {
             key: self.render_key,
             manifest: output::manifest_hash(files),
+            plan: crate::render::fingerprint(&site.pages),
             left: self.left(out, files),
             incidents: site.archive.incidents.len(),
             providers: site.archive.providers.len(),

@@ -78,8 +78,11 @@ pub struct Site {
     files: Files,
     pub archive: Archive,
     pub views: Views,
-    /// Every file of the site, sorted by path.
+    /// Every file of the site, sorted by path (empty while `unplanned`).
     pub pages: Vec<Page>,
+    /// For a site as the build cache holds it: the plan is not made, and this is its
+    /// fingerprint. An update makes it only if the new plan's differs.
+    unplanned: Option<[u8; 32]>,
     /// Changes read since the last successful update, not yet in the pages.
     pending_content: bool,
     pending_templates: bool,
@@ -107,6 +110,24 @@ impl Site {
     pub fn load_with(
         options: &Options,
         content: impl FnOnce() -> Result<Files, Vec<Diagnostic>> + Send,
+    ) -> Result<Site, Diagnostics> {
+        Site::load_planned(options, content, None)
+    }
+
+    /// As [`Site::load_with`], but without making the plan, which had this fingerprint:
+    /// the site a build after an edit starts from, which needs its plan only if it changed.
+    pub fn load_unplanned(
+        options: &Options,
+        content: impl FnOnce() -> Result<Files, Vec<Diagnostic>> + Send,
+        fingerprint: [u8; 32],
+    ) -> Result<Site, Diagnostics> {
+        Site::load_planned(options, content, Some(fingerprint))
+    }
+
+    fn load_planned(
+        options: &Options,
+        content: impl FnOnce() -> Result<Files, Vec<Diagnostic>> + Send,
+        unplanned: Option<[u8; 32]>,
     ) -> Result<Site, Diagnostics> {
         let root = &options.root;
         let (config, (files, theme)) = rayon::join(
@@ -140,7 +161,10 @@ impl Site {
         // The plan is mostly one thread's work: made beside the views, which take the rest.
         let (views, pages) = rayon::join(
             || Views::new(&archive, &config.base_url, None),
-            || render::plan(&archive, &config, &theme),
+            || match unplanned {
+                Some(_) => Ok(Vec::new()),
+                None => render::plan(&archive, &config, &theme),
+            },
         );
         let pages = pages.map_err(Diagnostics::sorted)?;
         Ok(Site {
@@ -151,6 +175,7 @@ impl Site {
             archive,
             views,
             pages,
+            unplanned,
             pending_content: false,
             pending_templates: false,
             pending_static: false,
@@ -265,12 +290,26 @@ impl Site {
             },
             || {
                 let archive = new_archive.as_ref().unwrap_or(&self.archive);
-                (new_archive.is_some() || theme.is_some())
+                (new_archive.is_some() || theme.is_some() || self.unplanned.is_some())
                     .then(|| render::plan(archive, &self.config, theme_ref))
             },
         );
         let new_pages = match plan.transpose().map_err(Diagnostics::sorted)? {
-            Some(plan) => (plan != self.pages).then_some(plan),
+            Some(plan) => match self.unplanned.take() {
+                // The plan the site had: it is the new one.
+                Some(fingerprint) if render::fingerprint(&plan) == fingerprint => {
+                    self.pages = plan;
+                    None
+                }
+                // It had another: made now (it planned before, so it plans again; if not,
+                // every path counts as new and is rendered).
+                Some(_) => {
+                    self.pages =
+                        render::plan(&self.archive, &self.config, &self.theme).unwrap_or_default();
+                    (plan != self.pages).then_some(plan)
+                }
+                None => (plan != self.pages).then_some(plan),
+            },
             None => None,
         };
         let content = new_archive.zip(new_views);

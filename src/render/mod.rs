@@ -33,7 +33,7 @@ use crate::render::views::{FeedLinks, SummaryView, Views};
 use crate::routes::{self, FeedFormat};
 
 /// What a page is rendered from, as its kind planned it. Indices point into the archive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Key {
     /// The site as a whole.
     Site,
@@ -89,7 +89,7 @@ impl Key {
 }
 
 /// Which of [`KINDS`] a page is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KindId(usize);
 
 /// What a page is made from, besides `site.yaml`, which any page may read (a change to it
@@ -138,7 +138,7 @@ pub enum Part {
 }
 
 /// One file of the site: its path under the output folder and what it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Page {
     /// `/`-separated, relative, made only of checked slugs and fixed names.
     pub path: String,
@@ -197,6 +197,40 @@ pub fn plan(
     } else {
         Err(errors)
     }
+}
+
+/// A fingerprint of a plan: equal for equal plans (made by one program), so a build can
+/// tell whether its plan is the last build's without making that one again.
+pub fn fingerprint(pages: &[Page]) -> [u8; 32] {
+    use std::hash::{Hash, Hasher};
+    /// Feeds what `Hash` writes to BLAKE3, in blocks: a page writes a few bytes at a time.
+    struct Blake3 {
+        hasher: blake3::Hasher,
+        block: Vec<u8>,
+    }
+    impl Hasher for Blake3 {
+        fn write(&mut self, bytes: &[u8]) {
+            if self.block.len() + bytes.len() > self.block.capacity() {
+                self.hasher.update(&self.block);
+                self.block.clear();
+            }
+            self.block.extend_from_slice(bytes);
+        }
+        fn finish(&self) -> u64 {
+            let mut hasher = self.hasher.clone();
+            hasher.update(&self.block);
+            let mut first = [0; 8];
+            first.copy_from_slice(&hasher.finalize().as_bytes()[..8]);
+            u64::from_le_bytes(first)
+        }
+    }
+    let mut state = Blake3 {
+        hasher: blake3::Hasher::new(),
+        block: Vec::with_capacity(64 * 1024),
+    };
+    pages.hash(&mut state);
+    state.hasher.update(&state.block);
+    *state.hasher.finalize().as_bytes()
 }
 
 /// The pages by path, those of one path in the order they came (by kind, then as each
@@ -678,6 +712,28 @@ mod tests {
         for skip in [1, others - 1, others, others + 1, len - 1, len, len + 3] {
             let part = text(&mut renderer.sitemap_entries(skip));
             assert_eq!(part, all[skip.min(len)..], "skipping {skip}");
+        }
+    }
+
+    #[test]
+    fn a_plan_fingerprint_changes_with_any_page() {
+        let page = |path: &str, kind: usize, key: Key| Page {
+            path: path.to_string(),
+            kind: KindId(kind),
+            key,
+        };
+        let plan = vec![page("a", 0, Key::Site), page("b", 1, Key::Number(2))];
+        assert_eq!(fingerprint(&plan), fingerprint(&plan.clone()));
+        let others = [
+            vec![page("a", 0, Key::Site)],
+            vec![page("a", 0, Key::Site), page("c", 1, Key::Number(2))],
+            vec![page("a", 0, Key::Site), page("b", 2, Key::Number(2))],
+            vec![page("a", 0, Key::Site), page("b", 1, Key::Number(3))],
+            // The same bytes split elsewhere between path and what follows.
+            vec![page("ab", 0, Key::Site)],
+        ];
+        for other in others {
+            assert_ne!(fingerprint(&plan), fingerprint(&other), "{other:?}");
         }
     }
 
