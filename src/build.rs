@@ -307,7 +307,10 @@ fn updated(written: Vec<String>, update: Update<Listed>, own: &HashSet<String>) 
 /// when it indexed the same records with this same program, else built anew.
 fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, String> {
     let language = &site.config.language;
-    let records = search::records(&site.archive.incidents, &site.views.incidents.all());
+    let records = search::records(
+        &site.archive.incidents,
+        &site.views.incidents.provider_names(),
+    );
     let fingerprint = search::fingerprint(&records, language);
     let previous = output
         .read(routes::SEARCH_INDEX_STATE)

@@ -1,6 +1,6 @@
 //! The search index: every incident as one Pagefind record (its words, what a result shows,
 //! the facets it can be filtered by), and the chunked index files the browser loads piece
-//! by piece from `pagefind/`. Built from the model and its views, never from HTML pages.
+//! by piece from `pagefind/`. Built from the model, never from HTML pages.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::model::Incident;
 use crate::render::markdown;
-use crate::render::views::{IncidentView, month_name};
+use crate::render::views::{TimeView, month_name};
 use crate::routes;
 
 /// One incident as Pagefind indexes it.
@@ -43,50 +43,52 @@ const UNUSED: [&str; 4] = [
 ];
 
 /// Every incident's record, in archive order (so the index is the same whatever the
-/// threads).
-pub fn records(incidents: &[Arc<Incident>], views: &[Arc<IncidentView>]) -> Vec<Record> {
+/// threads), each with its provider's name as the pages show it
+/// ([`crate::render::views::IncidentViews::provider_names`]). Made from the model alone:
+/// no view is made for it.
+pub fn records(incidents: &[Arc<Incident>], provider_names: &[Arc<str>]) -> Vec<Record> {
     incidents
         .par_iter()
-        .zip(views.par_iter())
-        .map(|(incident, view)| record(incident, view))
+        .zip(provider_names.par_iter())
+        .map(|(incident, name)| record(incident, name))
         .collect()
 }
 
-fn record(incident: &Incident, view: &IncidentView) -> Record {
-    let summary = &view.summary;
+fn record(incident: &Incident, provider: &str) -> Record {
     let mut text = String::with_capacity(incident.summary.len() + 64 * incident.updates.len());
     markdown::push_text(&mut text, &incident.summary);
     for update in &incident.updates {
         markdown::push_text(&mut text, &update.body);
     }
-    let started = summary.started.at;
+    let started = TimeView::new(incident.started);
+    let impact = incident.impact;
     let meta = [
-        ("title", summary.title.clone()),
-        ("provider", summary.provider.name.clone()),
-        ("impact", summary.impact.label.to_string()),
-        ("impact_key", summary.impact.keyword.to_string()),
-        ("date", summary.started.date.clone()),
+        ("title", incident.title.clone()),
+        ("provider", provider.to_string()),
+        ("impact", impact.label().to_string()),
+        ("impact_key", impact.keyword().to_string()),
+        ("date", started.date.clone()),
         // A visitor may look for the month by name: `March 2024`.
         (
             "month",
-            format!("{} {}", month_name(started.month()), started.year()),
+            format!("{} {}", month_name(started.at.month()), started.year),
         ),
         (
             "duration",
-            match &summary.duration {
-                Some(duration) if !summary.ongoing => duration.clone(),
+            match incident.duration() {
+                Some(duration) if !incident.is_ongoing() => duration.to_string(),
                 _ => "Ongoing".to_string(),
             },
         ),
-        ("components", view.components.join(", ")),
-        ("regions", view.regions.join(", ")),
+        ("components", incident.components.join(", ")),
+        ("regions", incident.regions.join(", ")),
     ];
     let filters = [
-        ("provider", vec![summary.provider.name.clone()]),
-        ("impact", vec![summary.impact.label.to_string()]),
-        ("year", vec![summary.started.year.to_string()]),
-        ("component", view.components.clone()),
-        ("region", view.regions.clone()),
+        ("provider", vec![provider.to_string()]),
+        ("impact", vec![impact.label().to_string()]),
+        ("year", vec![started.year.to_string()]),
+        ("component", incident.components.clone()),
+        ("region", incident.regions.clone()),
     ];
     Record {
         url: format!(
@@ -104,7 +106,7 @@ fn record(incident: &Incident, view: &IncidentView) -> Record {
             .filter(|(_, values)| !values.is_empty())
             .map(|(key, values)| (key.to_string(), values))
             .collect(),
-        sort: BTreeMap::from([("start".to_string(), summary.started.iso.clone())]),
+        sort: BTreeMap::from([("start".to_string(), started.iso)]),
     }
 }
 

@@ -424,6 +424,14 @@ impl IncidentViews {
         &self.slots[i].provider_name
     }
 
+    /// Every incident's provider name, in order, as the views show them.
+    pub fn provider_names(&self) -> Vec<Arc<str>> {
+        self.slots
+            .iter()
+            .map(|slot| Arc::clone(&slot.provider_name))
+            .collect()
+    }
+
     /// The views in order, each made as the iterator reaches it.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Arc<IncidentView>> {
         IncidentIx::all(self.len()).map(|i| &self[i])

@@ -9,17 +9,16 @@ use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use crate::model::Incident;
-use crate::render::views::IncidentView;
 use crate::routes::SEARCH_INDEX_DIR;
 use crate::search;
 use crate::serve::Shared;
 use crate::site::Site;
 
-/// What to index: the site's incidents and their views (shared, not copied), or nothing
-/// when the site has no search.
+/// What to index: the site's incidents and their providers' names (shared, not copied), or
+/// nothing when the site has no search.
 struct Job {
     incidents: Vec<Arc<Incident>>,
-    views: Vec<Arc<IncidentView>>,
+    provider_names: Vec<Arc<str>>,
     language: String,
 }
 
@@ -39,7 +38,7 @@ impl Indexer {
     pub fn refresh(&self, site: &Site) {
         let job = site.config.search.then(|| Job {
             incidents: site.archive.incidents.clone(),
-            views: site.views.incidents.all(),
+            provider_names: site.views.incidents.provider_names(),
             language: site.config.language.clone(),
         });
         let _ = self.jobs.send(job);
@@ -61,7 +60,7 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
             None => Vec::new(),
             Some(job) => {
                 let index = || {
-                    let records = search::records(&job.incidents, &job.views);
+                    let records = search::records(&job.incidents, &job.provider_names);
                     search::index(records, &job.language)
                 };
                 // A panic (a bug) ends this index, not the thread: the next edit tries again.

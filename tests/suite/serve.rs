@@ -296,7 +296,10 @@ fn serve_follows_every_edit_and_serves_what_build_writes() {
     }
     // The search index follows on its own thread: once it has caught up, it is the index
     // a build makes of the same site, file for file.
-    let records = outages::search::records(&fresh.archive.incidents, &fresh.views.incidents.all());
+    let records = outages::search::records(
+        &fresh.archive.incidents,
+        &fresh.views.incidents.provider_names(),
+    );
     let index = outages::search::index(records, &fresh.config.language).unwrap();
     let entry = &index
         .iter()
