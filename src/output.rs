@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, Read as _};
 use std::os::unix::fs::MetadataExt as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::HashSet;
@@ -90,13 +90,17 @@ fn io_at(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Error {
 /// A site path as a path relative to the output folder, or `None` if it could leave it
 /// or could not be one line of the manifest.
 fn site_relative(site_path: &str) -> Option<&Path> {
-    let relative = Path::new(site_path);
+    // What `Path::components` would give, read from the bytes (a build looks at every
+    // path of its output): no root, no `..`, no leading `.` (a `.` further in, or an
+    // empty part, is no component at all).
     let inside = !site_path.is_empty()
+        && !site_path.starts_with('/')
         && !site_path.contains(['\\', '\n', '\r'])
-        && relative
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)));
-    inside.then_some(relative)
+        && site_path
+            .split('/')
+            .enumerate()
+            .all(|(n, part)| part != ".." && (n > 0 || part != "."));
+    inside.then_some(Path::new(site_path))
 }
 
 /// Opens a file for reading, refusing a symlink (the walk already refused symlinked folders).
@@ -1082,6 +1086,7 @@ pub fn precompressed(bytes: &[u8]) -> [(&'static str, Vec<u8>); 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Component;
 
     #[test]
     fn only_our_own_staging_folders_are_ours() {
@@ -1094,6 +1099,20 @@ mod tests {
             ".public.staging-12a",
         ] {
             assert!(!is_staging(yours, ".public.staging"), "{yours}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_site_path_is_inside_as_its_components_say(
+            path in "[./a\\\\\n]{0,8}"
+        ) {
+            let components = !path.is_empty()
+                && !path.contains(['\\', '\n', '\r'])
+                && Path::new(&path)
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_)));
+            proptest::prop_assert_eq!(site_relative(&path).is_some(), components);
         }
     }
 
