@@ -248,6 +248,7 @@ impl Site {
         // A broken site.yaml stays pending until it is fixed, whatever changes meanwhile.
         self.pending_config |= relative.iter().any(|p| p == Path::new(CONFIG_FILE));
         if self.pending_config {
+            self.make_plan()?;
             return self.reload_all(each);
         }
         let reread = if touches(CONTENT_DIR) {
@@ -295,23 +296,24 @@ impl Site {
             },
         );
         let new_pages = match plan.transpose().map_err(Diagnostics::sorted)? {
-            Some(plan) => match self.unplanned.take() {
-                // The plan the site had: it is the new one.
-                Some(fingerprint) if render::fingerprint(&plan) == fingerprint => {
-                    self.pages = plan;
-                    None
-                }
-                // It had another: made now (it planned before, so it plans again; if not,
-                // every path counts as new and is rendered).
-                Some(_) => {
-                    self.pages =
-                        render::plan(&self.archive, &self.config, &self.theme).unwrap_or_default();
-                    (plan != self.pages).then_some(plan)
-                }
-                None => (plan != self.pages).then_some(plan),
-            },
+            // The plan the site had, unmade: it is the new one.
+            Some(plan)
+                if self
+                    .unplanned
+                    .is_some_and(|f| f == render::fingerprint(&plan)) =>
+            {
+                self.unplanned = None;
+                self.pages = plan;
+                None
+            }
+            Some(plan) => {
+                self.make_plan()?;
+                (plan != self.pages).then_some(plan)
+            }
             None => None,
         };
+        // Borrowed again: making the last plan needed the whole site.
+        let theme_ref = theme.as_ref().unwrap_or(&self.theme);
         let content = new_archive.zip(new_views);
         let (archive, views) = content
             .as_ref()
@@ -384,6 +386,18 @@ impl Site {
             self.pending_static,
         ) = (false, false, false);
         Ok(Update { rendered, removed })
+    }
+
+    /// The plan of a site loaded without one, made now. It planned when it was built, from
+    /// these inputs; if it no longer does (a static file changed after the build looked at
+    /// it), that is the update's error, and the output stays as it is.
+    fn make_plan(&mut self) -> Result<(), Diagnostics> {
+        if self.unplanned.is_some() {
+            self.pages = render::plan(&self.archive, &self.config, &self.theme)
+                .map_err(Diagnostics::sorted)?;
+            self.unplanned = None;
+        }
+        Ok(())
     }
 
     /// site.yaml changed: everything may have.
