@@ -20,7 +20,7 @@ macro_rules! index_type {
 
         impl $name {
             /// Every position of a list of `len`, in order.
-            pub fn all(len: usize) -> impl ExactSizeIterator<Item = $name> + DoubleEndedIterator {
+            pub fn all(len: usize) -> impl ExactSizeIterator<Item = $name> {
                 (0..len).map($name)
             }
 
@@ -61,7 +61,7 @@ pub struct Archive {
     /// Every UTC day some incident touches, oldest first.
     pub days: Vec<Day>,
     /// By incident: the time of its latest update (for a sitemap's `lastmod`), worked out
-    /// once and kept side by side, so a sitemap reads it without visiting every incident.
+    /// once and kept side by side, so a sitemap does not walk every incident's updates.
     pub updated: Vec<Timestamp>,
     /// The archive's latest update: where every period of the statistics ends, so the
     /// same files give the same numbers whenever they are built.

@@ -12,6 +12,7 @@ use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 
 use crate::archive::{Archive, IncidentIx, ProviderIx};
+use crate::cache::Hash;
 use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
@@ -82,7 +83,7 @@ pub struct Site {
     pub pages: Vec<Page>,
     /// For a site as the build cache holds it: the plan is not made, and this is its
     /// fingerprint. An update makes it only if the new plan's differs.
-    unplanned: Option<[u8; 32]>,
+    unplanned: Option<Hash>,
     /// Changes read since the last successful update, not yet in the pages.
     pending_content: bool,
     pending_templates: bool,
@@ -111,23 +112,25 @@ impl Site {
         options: &Options,
         content: impl FnOnce() -> Result<Files, Vec<Diagnostic>> + Send,
     ) -> Result<Site, Diagnostics> {
-        Site::load_planned(options, content, None)
+        Site::load_inner(options, content, None)
     }
 
     /// As [`Site::load_with`], but without making the plan, which had this fingerprint:
     /// the site a build after an edit starts from, which needs its plan only if it changed.
+    /// Its `pages` stay empty until [`Site::update_content`] makes or takes the plan: that
+    /// is the one thing to do with such a site.
     pub fn load_unplanned(
         options: &Options,
         content: impl FnOnce() -> Result<Files, Vec<Diagnostic>> + Send,
-        fingerprint: [u8; 32],
+        fingerprint: Hash,
     ) -> Result<Site, Diagnostics> {
-        Site::load_planned(options, content, Some(fingerprint))
+        Site::load_inner(options, content, Some(fingerprint))
     }
 
-    fn load_planned(
+    fn load_inner(
         options: &Options,
         content: impl FnOnce() -> Result<Files, Vec<Diagnostic>> + Send,
-        unplanned: Option<[u8; 32]>,
+        unplanned: Option<Hash>,
     ) -> Result<Site, Diagnostics> {
         let root = &options.root;
         let (config, (files, theme)) = rayon::join(

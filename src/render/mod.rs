@@ -201,7 +201,7 @@ pub fn plan(
 
 /// A fingerprint of a plan: equal for equal plans (made by one program), so a build can
 /// tell whether its plan is the last build's without making that one again.
-pub fn fingerprint(pages: &[Page]) -> [u8; 32] {
+pub fn fingerprint(pages: &[Page]) -> crate::cache::Hash {
     use std::hash::{Hash, Hasher};
     /// Feeds what `Hash` writes to BLAKE3, in blocks: a page writes a few bytes at a time.
     struct Blake3 {
@@ -451,7 +451,7 @@ fn owner(archive: &Archive, theme: &Theme, page: &Page) -> Owner {
     page.kind().owner(archive, theme, page)
 }
 
-/// Renders pages from an archive and its views, prepared beforehand.
+/// Renders pages from an archive and its views (each made when a page first asks for it).
 pub struct Renderer<'a> {
     pub archive: &'a Archive,
     pub config: &'a Config,

@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 
 use crate::render::feeds::escape;
+use crate::render::views::date_text;
 
 /// The most URLs one sitemap file may list.
 pub const MAX_URLS: usize = 50_000;
@@ -29,13 +30,7 @@ pub struct Entry<'a> {
 /// `<lastmod>2024-03-01</lastmod>`, as the pages write a date.
 fn lastmod(xml: &mut String, date: Option<NaiveDate>) {
     if let Some(date) = date {
-        let _ = writeln!(
-            xml,
-            "    <lastmod>{:04}-{:02}-{:02}</lastmod>",
-            date.year(),
-            date.month(),
-            date.day()
-        );
+        let _ = writeln!(xml, "    <lastmod>{}</lastmod>", date_text(date));
     }
 }
 

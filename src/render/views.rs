@@ -1,11 +1,11 @@
-//! What templates, feeds and the API see: plain data, pre-formatted once per build (times
-//! in UTC as text, durations as `3h 24m`, URLs complete, markdown as sanitised HTML, made
-//! the first time a page asks for it). Templates stay dumb and a theme can be swapped
+//! What templates, feeds and the API see: plain data, pre-formatted (times in UTC as text,
+//! durations as `3h 24m`, URLs complete, markdown as sanitised HTML), each incident's made
+//! the first time a page asks for it and kept for the build. Templates stay dumb and a theme can be swapped
 //! without touching Rust.
 
 use std::sync::{Arc, OnceLock};
 
-use chrono::{Datelike, SecondsFormat, Timelike};
+use chrono::{Datelike, NaiveDate, SecondsFormat, Timelike};
 use foldhash::HashMap;
 use serde::{Serialize, Serializer};
 
@@ -29,11 +29,16 @@ pub struct TimeView {
     pub year: i32,
 }
 
+/// `2022-01-20`, as pages, feeds and the sitemap write a date.
+pub fn date_text(date: NaiveDate) -> String {
+    format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day())
+}
+
 impl TimeView {
     pub fn new(time: Timestamp) -> TimeView {
         // Written out by hand: strftime parses its format on every call, and a build
         // formats hundreds of thousands of times.
-        let date = format!("{:04}-{:02}-{:02}", time.year(), time.month(), time.day());
+        let date = date_text(time.date_naive());
         TimeView {
             at: time,
             iso: time.to_rfc3339_opts(SecondsFormat::Secs, true),
@@ -381,9 +386,10 @@ pub struct ProviderView {
     pub incident_count: usize,
 }
 
-/// Every view of the archive. Each incident's is made the first time a page asks for it:
-/// a build that renders every page makes them all (in parallel, before the pages), one
-/// that renders a few pages after an edit makes only theirs.
+/// Every view of the archive. The providers' are made with it (and with them the views of
+/// each provider's longest and latest incident); every other incident's is made the first
+/// time a page asks for it: a build that renders every page makes them all (in parallel,
+/// before the pages), one that renders a few pages after an edit makes only theirs.
 #[derive(Default)]
 pub struct Views {
     /// In archive order. Shared, so a rebuild reuses the views of unchanged incidents.
