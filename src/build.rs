@@ -183,8 +183,9 @@ fn run(
                     emit(&|path| own.contains(path), &page.path, &bytes)
                 })
                 .map_err(Error::Invalid)?;
-            let written = output.as_ref().map(Output::manifest_paths);
-            let listed = updated(written.unwrap_or_default(), update, &own);
+            // The manifest as the look at the inputs read it.
+            let written = scan.as_ref().map(Scan::written_paths).unwrap_or_default();
+            let listed = updated(written, update, &own);
             let index = output.as_ref().filter(|_| site.config.search);
             (
                 listed,
@@ -279,9 +280,9 @@ type Listed = Vec<(String, Option<Result<PathBuf, output::Error>>)>;
 /// The files of the last build (`written`, from its manifest), with what an update
 /// rendered again in place of theirs and what it removed gone, with their compressed
 /// siblings (but not the site's `own` files of those names).
-fn updated(written: Vec<String>, update: Update<Listed>, own: &HashSet<String>) -> Listed {
+fn updated(written: &[String], update: Update<Listed>, own: &HashSet<String>) -> Listed {
     let mut listed: BTreeMap<String, Option<Result<PathBuf, output::Error>>> =
-        written.into_iter().map(|path| (path, None)).collect();
+        written.iter().map(|path| (path.clone(), None)).collect();
     let drop_siblings = |listed: &mut BTreeMap<_, _>, path: &str| {
         for suffix in [".gz", ".br"] {
             let sibling = format!("{path}{suffix}");

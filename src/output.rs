@@ -173,10 +173,14 @@ pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crat
         return vec![None; paths.len()];
     };
     let stat = |path: &str| rustix::fs::statat(&dir, path, AtFlags::SYMLINK_NOFOLLOW).ok();
-    let mut folders: Vec<&str> = paths
+    // Each path checked once: `None` for one that could leave the folder.
+    let inside: Vec<Option<&str>> = paths
+        .par_iter()
+        .map(|path| Some(path.as_ref()).filter(|path| site_relative(path).is_some()))
+        .collect();
+    let mut folders: Vec<&str> = inside
         .iter()
-        .map(AsRef::as_ref)
-        .filter(|path| site_relative(path).is_some())
+        .flatten()
         .flat_map(|path| path.match_indices('/').map(move |(at, _)| &path[..at]))
         .collect();
     folders.par_sort_unstable();
@@ -188,11 +192,10 @@ pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crat
             stat(folder).is_none_or(|st| FileType::from_raw_mode(st.st_mode) != FileType::Directory)
         })
         .collect();
-    paths
+    inside
         .par_iter()
         .map(|path| {
-            let path = path.as_ref();
-            site_relative(path)?;
+            let path = (*path)?;
             let through_links = !not_folders.is_empty()
                 && path
                     .match_indices('/')

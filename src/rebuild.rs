@@ -158,6 +158,11 @@ impl Scan {
         })
     }
 
+    /// The files the last build's manifest lists, in its order.
+    pub fn written_paths(&self) -> &[String] {
+        &self.written_paths
+    }
+
     pub fn start_from(&self) -> StartFrom {
         match &self.before.index.written {
             Some(written) if self.output_known && self.changed.is_empty() => {

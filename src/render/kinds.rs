@@ -21,7 +21,7 @@ use crate::render::{
 use crate::routes::{self, FeedFormat};
 
 /// How many finished incidents the home page lists under "Latest".
-const HOME_LATEST: usize = 20;
+pub const HOME_LATEST: usize = 20;
 
 /// How many of its latest incidents a provider's page lists; its years list them all.
 const PROVIDER_LATEST: usize = 20;

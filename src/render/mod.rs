@@ -716,6 +716,39 @@ mod tests {
     }
 
     #[test]
+    fn pages_of_the_whole_archive_make_only_the_views_they_show() {
+        let options = crate::site::Options::new(env!("CARGO_MANIFEST_DIR"));
+        let site = crate::site::Site::load(&options).expect("the sample site loads");
+        let renderer = site.renderer();
+        let render = |path: &str| {
+            let page = site.pages.iter().find(|p| p.path == path).expect(path);
+            renderer.render(page).expect(path);
+        };
+        let made = || site.views.incidents.made();
+        let incidents = site.archive.incidents.len();
+        // The providers' views need their longest and latest incidents', no more.
+        let at_load = made();
+        assert!(at_load <= 2 * site.archive.providers.len(), "{at_load}");
+        // Rendered after every edit: the sitemap, the redirects and the calendar read the
+        // archive.
+        for path in ["sitemap.xml", "_redirects", "days/index.html"] {
+            render(path);
+            assert_eq!(made(), at_load, "{path}");
+        }
+        // The home page shows the ongoing incidents and the latest others.
+        let ongoing = site
+            .archive
+            .incidents
+            .iter()
+            .filter(|i| i.is_ongoing())
+            .count();
+        render("index.html");
+        let shown = ongoing + kinds::HOME_LATEST.min(incidents - ongoing);
+        assert!(made() <= at_load + shown, "{} of {incidents}", made());
+        assert!(made() < incidents, "{} of {incidents}", made());
+    }
+
+    #[test]
     fn a_plan_fingerprint_changes_with_any_page() {
         let page = |path: &str, kind: usize, key: Key| Page {
             path: path.to_string(),

@@ -438,6 +438,12 @@ impl IncidentViews {
             .collect()
     }
 
+    /// How many views are made: what a test of laziness counts.
+    #[cfg(test)]
+    pub fn made(&self) -> usize {
+        self.slots.iter().filter(|s| s.view.get().is_some()).count()
+    }
+
     /// The views in order, each made as the iterator reaches it.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Arc<IncidentView>> {
         IncidentIx::all(self.len()).map(|i| &self[i])
