@@ -178,13 +178,7 @@ pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crat
         .par_iter()
         .map(|path| Some(path.as_ref()).filter(|path| site_relative(path).is_some()))
         .collect();
-    let mut folders: Vec<&str> = inside
-        .iter()
-        .flatten()
-        .flat_map(|path| path.match_indices('/').map(move |(at, _)| &path[..at]))
-        .collect();
-    folders.par_sort_unstable();
-    folders.dedup();
+    let folders = folders_of(inside.iter().flatten().copied());
     let not_folders: HashSet<&str> = folders
         .par_iter()
         .copied()
@@ -209,6 +203,29 @@ pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crat
             })
         })
         .collect()
+}
+
+/// The folders on the way to `paths`, each once. The paths of a manifest come sorted, and
+/// then the paths under a folder come together: a folder is new only where the path
+/// before is not under it, and nothing needs sorting.
+fn folders_of<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<&'a str> {
+    let folders = |path: &'a str| path.match_indices('/').map(move |(at, _)| &path[..at]);
+    let mut pairs = paths.clone().zip(paths.clone().skip(1));
+    if !pairs.all(|(a, b)| a <= b) {
+        let mut all: Vec<&str> = paths.flat_map(folders).collect();
+        all.par_sort_unstable();
+        all.dedup();
+        return all;
+    }
+    let mut previous = "";
+    let mut found = Vec::new();
+    for path in paths {
+        found.extend(folders(path).filter(|folder| {
+            !(previous.starts_with(folder) && previous.as_bytes().get(folder.len()) == Some(&b'/'))
+        }));
+        previous = path;
+    }
+    found
 }
 
 /// The folder `path` itself (not a link to one), to open files beneath it.
@@ -804,18 +821,11 @@ impl Output {
         let Some(old_manifest) = &self.old.manifest else {
             return Ok(None);
         };
-        // Compared as paths (`a//b` is `a/b`), without building the sets of folders: a
-        // change of a few files needs those only if it removes one.
-        let new_files: HashSet<&Path> = paths.iter().copied().collect();
-        let old_text = String::from_utf8_lossy(old_manifest);
-        // Each in its plain spelling: a line `p/x.html/` names the file `p/x.html`.
-        let mut removed: Vec<PathBuf> = manifest_lines(&old_text)
-            .map(Path::new)
-            .filter(|path| !new_files.contains(path))
-            .map(|path| path.components().collect())
-            .collect();
-        removed.sort();
-        removed.dedup();
+        let removed = match old_manifest.as_slice() == manifest.as_bytes() {
+            // The same files (an edit that adds and removes no page): nothing to compare.
+            true => Vec::new(),
+            false => removed_from(old_manifest, paths),
+        };
         let staged: Vec<(&Path, &Path)> = files
             .iter()
             .zip(paths)
@@ -890,6 +900,23 @@ impl Output {
             let _ = fs::remove_dir(self.out.join(dir));
         }
     }
+}
+
+/// The files the last build's manifest (`old_manifest`) lists and the new site (of `paths`)
+/// has not, each once in its plain spelling (a line `p/x.html/` names the file
+/// `p/x.html`). Compared as paths (`a//b` is `a/b`), without building the sets of folders:
+/// a change of a few files needs those only if it removes one.
+fn removed_from(old_manifest: &[u8], paths: &[&Path]) -> Vec<PathBuf> {
+    let new_files: HashSet<&Path> = paths.iter().copied().collect();
+    let old_text = String::from_utf8_lossy(old_manifest);
+    let mut removed: Vec<PathBuf> = manifest_lines(&old_text)
+        .map(Path::new)
+        .filter(|path| !new_files.contains(path))
+        .map(|path| path.components().collect())
+        .collect();
+    removed.sort();
+    removed.dedup();
+    removed
 }
 
 /// A change made in place is at most this many files, or this share of the site (1 in …).
@@ -1116,6 +1143,25 @@ mod tests {
                     .components()
                     .all(|c| matches!(c, Component::Normal(_)));
             proptest::prop_assert_eq!(site_relative(&path).is_some(), components);
+        }
+
+        #[test]
+        fn the_folders_of_paths_are_each_listed_once(
+            mut paths in proptest::collection::vec("[ab/.-]{1,7}", 0..12),
+            sort: bool,
+        ) {
+            if sort {
+                paths.sort();
+            }
+            let mut found = folders_of(paths.iter().map(String::as_str));
+            found.sort_unstable();
+            let mut expected: Vec<&str> = paths
+                .iter()
+                .flat_map(|p| p.match_indices('/').map(move |(at, _)| &p[..at]))
+                .collect();
+            expected.sort_unstable();
+            expected.dedup();
+            proptest::prop_assert_eq!(found, expected);
         }
     }
 

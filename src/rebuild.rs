@@ -336,35 +336,34 @@ impl Scan {
     fn left(&self, out: &Path, files: &[OutputFile]) -> Vec<Option<cache::Left>> {
         let mut sorted: Vec<&OutputFile> = files.iter().collect();
         sorted.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        let before: HashMap<&str, Option<cache::Left>> = match &self.before.index.written {
-            Some(written) if self.output_known => self
-                .written_paths
-                .iter()
-                .map(String::as_str)
-                .zip(written.left.iter().copied())
-                .collect(),
-            _ => HashMap::default(),
+        // The last build's files, as the manifest lists them: sorted the same way.
+        let before: &[Option<cache::Left>] = match &self.before.index.written {
+            Some(written) if self.output_known => &written.left,
+            _ => &[],
         };
+        let before_paths = &self.written_paths[..before.len().min(self.written_paths.len())];
+        let mut next = 0;
+        let earlier: Vec<Option<Option<cache::Left>>> = sorted
+            .iter()
+            .map(|file| {
+                let path = file.path.as_str();
+                while before_paths.get(next).is_some_and(|p| p.as_str() < path) {
+                    next += 1;
+                }
+                let same = before_paths.get(next).is_some_and(|p| p == path);
+                same.then(|| before[next]).filter(|_| file.staged.is_none())
+            })
+            .collect();
         let again: Vec<&str> = sorted
             .iter()
-            .filter(|f| f.staged.is_some() || !before.contains_key(f.path.as_str()))
-            .map(|f| f.path.as_str())
+            .zip(&earlier)
+            .filter(|(_, earlier)| earlier.is_none())
+            .map(|(file, _)| file.path.as_str())
             .collect();
-        let looked: HashMap<&str, Option<cache::Left>> = again
-            .iter()
-            .copied()
-            .zip(output::look_at(out, &again))
-            .collect();
-        sorted
-            .iter()
-            .map(|f| {
-                let path = f.path.as_str();
-                looked
-                    .get(path)
-                    .or_else(|| before.get(path))
-                    .copied()
-                    .flatten()
-            })
+        let mut looked = output::look_at(out, &again).into_iter();
+        earlier
+            .into_iter()
+            .map(|earlier| earlier.unwrap_or_else(|| looked.next().flatten()))
             .collect()
     }
 
