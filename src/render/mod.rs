@@ -596,7 +596,10 @@ impl Renderer<'_> {
     pub fn sitemap(&self) -> Vec<u8> {
         let parts = sitemap::parts(sitemap_len(self.archive));
         if parts == 0 {
-            return sitemap::sitemap(self.sitemap_entries(0));
+            return sitemap::sitemap(
+                self.sitemap_entries(0)
+                    .map(|entry| self.sitemap_entry(entry)),
+            );
         }
         let mut entries = self.sitemap_entries(0);
         let base = &self.config.base_url;
@@ -605,7 +608,7 @@ impl Renderer<'_> {
                 let newest = entries
                     .by_ref()
                     .take(sitemap::MAX_URLS)
-                    .filter_map(|entry| entry.lastmod)
+                    .filter_map(|(_, lastmod)| lastmod)
                     .max();
                 (base.url(&routes::sitemap_part(n)), newest)
             })
@@ -616,79 +619,111 @@ impl Renderer<'_> {
     /// Part `n` (from 1) of a sitemap split in parts.
     pub fn sitemap_part(&self, n: usize) -> Vec<u8> {
         let skip = n.saturating_sub(1).saturating_mul(sitemap::MAX_URLS);
-        sitemap::sitemap(self.sitemap_entries(skip).take(sitemap::MAX_URLS))
+        sitemap::sitemap(
+            self.sitemap_entries(skip)
+                .take(sitemap::MAX_URLS)
+                .map(|entry| self.sitemap_entry(entry)),
+        )
     }
 
     /// Every page a search engine should know, in the sitemap's order, past the first
     /// `skip`: the home page, the incident index, the calendar and its days, providers
     /// with their years and components, and incidents. As many as [`sitemap_len`] counts.
-    fn sitemap_entries<'a>(&'a self, skip: usize) -> impl Iterator<Item = sitemap::Entry<'a>> {
+    /// Each names its page ([`Loc`]): its URL is made only for a sitemap that lists it
+    /// (the index needs only the dates).
+    fn sitemap_entries<'a>(
+        &'a self,
+        skip: usize,
+    ) -> impl Iterator<Item = (Loc<'a>, Option<NaiveDate>)> {
         // From the archive, not the views: a sitemap lists every incident, and the views of
         // those on no page rendered again are not made.
-        let base = &self.config.base_url;
         let archive = self.archive;
         let incidents = &archive.incidents;
         let day = |i: IncidentIx| archive.updated[i].date_naive();
         // Copied into each closure below: they hold references only.
         let of = move |list: &'a [IncidentIx]| list.iter().map(|&i| day(i)).max();
-        let entry = move |path: String, lastmod| sitemap::Entry {
-            url: Cow::Owned(base.url(&path)),
-            lastmod,
-        };
         let all = archive.updated.iter().max().map(|t| t.date_naive());
         let pages = incidents.len().div_ceil(kinds::INDEX_PAGE).max(1);
-        let site = [String::new(), routes::DAYS_DIR.to_string()]
+        let site = [Loc::Home, Loc::Days]
             .into_iter()
-            .chain((1..=pages).map(routes::incidents_dir))
-            .map(move |path| entry(path, all));
+            .chain((1..=pages).map(Loc::IncidentsPage))
+            .map(move |loc| (loc, all));
         let days = archive
             .days
             .iter()
-            .map(move |day| entry(routes::day_dir(day.date), of(&day.incidents)));
-        let providers = self
-            .views
-            .providers
-            .iter()
+            .map(move |day| (Loc::Day(day.date), of(&day.incidents)));
+        let providers = ProviderIx::all(archive.providers.len())
             .zip(&archive.providers)
-            .flat_map(move |(view, provider)| {
+            .flat_map(move |(p, provider)| {
                 let slug = provider.slug.as_str();
                 let years = provider.years.iter().map(move |&year| {
                     let started = |&i: &IncidentIx| incidents[i].started.year();
                     let run = kinds::year_run(&provider.incidents, year, started);
-                    entry(routes::provider_year_dir(slug, year), of(run))
+                    (Loc::ProviderYear(slug, year), of(run))
                 });
-                let components = provider.components.iter().map(move |c| {
-                    entry(
-                        routes::component_dir(slug, c.slug.as_str()),
-                        of(&c.incidents),
-                    )
-                });
-                std::iter::once(sitemap::Entry {
-                    url: Cow::Borrowed(view.reference.url.as_str()),
-                    lastmod: of(&provider.incidents),
-                })
-                .chain(years)
-                .chain(components)
+                let components = provider
+                    .components
+                    .iter()
+                    .map(move |c| (Loc::Component(slug, c.slug.as_str()), of(&c.incidents)));
+                std::iter::once((Loc::Provider(p), of(&provider.incidents)))
+                    .chain(years)
+                    .chain(components)
             });
         // The incidents are most of a sitemap: a part past the others starts among them
         // without making the entries before it.
         let others = sitemap_len(archive).saturating_sub(incidents.len());
         let first = skip.saturating_sub(others).min(incidents.len());
-        let pages_of_incidents =
-            IncidentIx::all(incidents.len())
-                .skip(first)
-                .map(move |i| sitemap::Entry {
-                    url: Cow::Owned(base.url(&routes::incident_dir(
-                        incidents[i].provider.as_str(),
-                        incidents[i].slug.as_str(),
-                    ))),
-                    lastmod: Some(day(i)),
-                });
+        let pages_of_incidents = IncidentIx::all(incidents.len())
+            .skip(first)
+            .map(move |i| (Loc::Incident(i), Some(day(i))));
         site.chain(days)
             .chain(providers)
             .skip(skip.min(others))
             .chain(pages_of_incidents)
     }
+
+    /// The sitemap entry of a page.
+    fn sitemap_entry<'a>(
+        &'a self,
+        (loc, lastmod): (Loc<'a>, Option<NaiveDate>),
+    ) -> sitemap::Entry<'a> {
+        let base = &self.config.base_url;
+        let path = match loc {
+            Loc::Home => String::new(),
+            Loc::Days => routes::DAYS_DIR.to_string(),
+            Loc::IncidentsPage(n) => routes::incidents_dir(n),
+            Loc::Day(date) => routes::day_dir(date),
+            Loc::Provider(p) => {
+                return sitemap::Entry {
+                    url: Cow::Borrowed(self.views.providers[p].reference.url.as_str()),
+                    lastmod,
+                };
+            }
+            Loc::ProviderYear(slug, year) => routes::provider_year_dir(slug, year),
+            Loc::Component(slug, component) => routes::component_dir(slug, component),
+            Loc::Incident(i) => {
+                let incident = &self.archive.incidents[i];
+                routes::incident_dir(incident.provider.as_str(), incident.slug.as_str())
+            }
+        };
+        sitemap::Entry {
+            url: Cow::Owned(base.url(&path)),
+            lastmod,
+        }
+    }
+}
+
+/// A page a sitemap lists, before its URL is made.
+#[derive(Clone, Copy, Debug)]
+enum Loc<'a> {
+    Home,
+    Days,
+    IncidentsPage(usize),
+    Day(NaiveDate),
+    Provider(ProviderIx),
+    ProviderYear(&'a str, i32),
+    Component(&'a str, &'a str),
+    Incident(IncidentIx),
 }
 
 #[cfg(test)]
@@ -700,8 +735,9 @@ mod tests {
         let options = crate::site::Options::new(env!("CARGO_MANIFEST_DIR"));
         let site = crate::site::Site::load(&options).expect("the sample site loads");
         let renderer = site.renderer();
-        let text = |entries: &mut dyn Iterator<Item = sitemap::Entry>| -> Vec<String> {
+        let text = |entries: &mut dyn Iterator<Item = (Loc, Option<NaiveDate>)>| -> Vec<String> {
             entries
+                .map(|entry| renderer.sitemap_entry(entry))
                 .map(|e| format!("{} {:?}", e.url, e.lastmod))
                 .collect()
         };
