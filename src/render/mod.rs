@@ -305,44 +305,61 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
             );
         }
     }
-    // A file at a path another page needs as a folder: the pages under it sort right after
-    // `path/`, so one search finds the first. Searched only for the paths some page is in
-    // (a set of every folder), unless a path is deeper than the site's own: hashing each
-    // folder of a path costs its length times its depth, and an alias may be long.
-    let shallow = keys
-        .iter()
-        .all(|(key, _)| key.bytes().filter(|&b| b == b'/').count() <= MAX_DEPTH);
-    let folders: Option<HashSet<&str>> = shallow.then(|| {
-        keys.par_iter()
-            .flat_map_iter(|(key, _)| key.match_indices('/').map(|(at, _)| &key[..at]))
-            .collect()
-    });
-    let mut previous = None;
-    for (key, file) in &keys {
-        let not_a_folder = folders
-            .as_ref()
-            .is_some_and(|folders| !folders.contains(key.as_ref()));
-        // One report per path, even when two pages share it.
-        if previous.replace(key) == Some(key) || not_a_folder {
-            continue;
-        }
-        let at = keys.partition_point(|(other, _)| before_folder(other, key));
-        if let Some((under, inside)) = keys.get(at)
-            && under
-                .strip_prefix(key.as_ref())
-                .is_some_and(|rest| rest.starts_with('/'))
-        {
-            let (file, inside) = (&pages[*file], &pages[*inside]);
-            let message = format!(
-                "`{}` would be a file, and also a folder holding `{}`",
-                file.path, inside.path
-            );
-            errors.push(clash(archive, theme, file, inside, message).with_hint(
-                "a path cannot be a file and a folder at once: choose an alias outside every file",
-            ));
-        }
+    // A file at a path another page needs as a folder.
+    for (file, inside) in files_and_folders(&keys) {
+        let (file, inside) = (&pages[file], &pages[inside]);
+        let message = format!(
+            "`{}` would be a file, and also a folder holding `{}`",
+            file.path, inside.path
+        );
+        errors.push(clash(archive, theme, file, inside, message).with_hint(
+            "a path cannot be a file and a folder at once: choose an alias outside every file",
+        ));
     }
     errors
+}
+
+/// Of `keys` (sorted paths, each with its page), each path that some other path needs as
+/// a folder, once, with the first page under it: `(file, inside)`. The keys that begin
+/// with a path come right after it: first those that go on with a byte before `/` (`a-2`,
+/// `a.gz`), then those under `path/`. A few steps forward find the first of those, as a
+/// rule; a search, past many (so that no list of keys makes this quadratic).
+fn files_and_folders<K: AsRef<str>>(keys: &[(K, usize)]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let mut previous = None;
+    for (i, (key, file)) in keys.iter().enumerate() {
+        let key = key.as_ref();
+        // One report per path, even when two pages share it.
+        if previous.replace(key) == Some(key) {
+            continue;
+        }
+        let goes_on_before_folder = |other: &K| {
+            other
+                .as_ref()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.bytes().next().is_none_or(|b| b < b'/'))
+        };
+        let mut at = i + 1;
+        while keys
+            .get(at)
+            .is_some_and(|(other, _)| goes_on_before_folder(other))
+        {
+            at += 1;
+            if at - i > FORWARD_STEPS {
+                at = keys.partition_point(|(other, _)| before_folder(other.as_ref(), key));
+                break;
+            }
+        }
+        if let Some((under, inside)) = keys.get(at)
+            && under
+                .as_ref()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.starts_with('/'))
+        {
+            found.push((*file, *inside));
+        }
+    }
+    found
 }
 
 /// How many pages the sitemap lists, counted from the archive alone (the plan needs it to
@@ -395,8 +412,8 @@ fn in_search_index(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diag
 
 /// The longest name of a file or folder of the output: 255 bytes, less the 3 of `.gz`.
 const MAX_NAME: usize = 252;
-/// Folders deep: deeper than any path the site makes itself (`api/v1/days/….json`).
-const MAX_DEPTH: usize = 8;
+/// Steps forward from a path to the paths under it, before a search instead.
+const FORWARD_STEPS: usize = 8;
 
 /// Whether `other` sorts before `folder` + `/`, without making that string.
 fn before_folder(other: &str, folder: &str) -> bool {
@@ -729,6 +746,29 @@ enum Loc<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn a_file_that_is_also_a_folder_is_found_as_a_search_of_every_path_would(
+            paths in proptest::collection::vec("[a/.-]{1,4}", 0..40),
+        ) {
+            let mut keys: Vec<(&str, usize)> =
+                paths.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
+            keys.sort_unstable();
+            // Each path once, with the first page (in order) under it.
+            let mut expected = Vec::new();
+            for (n, (key, file)) in keys.iter().enumerate() {
+                if n > 0 && keys[n - 1].0 == *key {
+                    continue;
+                }
+                let folder = format!("{key}/");
+                if let Some((_, inside)) = keys.iter().find(|(other, _)| other.starts_with(&folder)) {
+                    expected.push((*file, *inside));
+                }
+            }
+            proptest::prop_assert_eq!(files_and_folders(&keys), expected);
+        }
+    }
 
     #[test]
     fn a_sitemap_part_starts_where_skipping_the_entries_before_it_would() {
