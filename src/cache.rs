@@ -182,17 +182,25 @@ impl Cache {
     pub fn loaded(&self) -> Option<Vec<Loaded>> {
         let mut reader = self.stored()?;
         let mut loaded = Vec::with_capacity(self.index.content.len());
-        // Read a batch at a time, decoded in parallel.
+        // A batch at a time, decoded in parallel while the next is read.
         let mut left = self.index.content.len();
-        while left > 0 {
+        let mut read = || -> Option<Vec<Vec<u8>>> {
             let batch = left.min(1024);
             left -= batch;
-            let raw: Vec<Vec<u8>> = (0..batch).map(|_| reader.entry()).collect::<Option<_>>()?;
-            let decoded: Vec<Loaded> = raw
-                .par_iter()
-                .map(|bytes| postcard::from_bytes(bytes).ok())
-                .collect::<Option<_>>()?;
-            loaded.extend(decoded);
+            (0..batch).map(|_| reader.entry()).collect()
+        };
+        let mut raw = read()?;
+        while !raw.is_empty() {
+            let (decoded, next) = rayon::join(
+                || {
+                    raw.par_iter()
+                        .map(|bytes| postcard::from_bytes(bytes).ok())
+                        .collect::<Option<Vec<Loaded>>>()
+                },
+                &mut read,
+            );
+            loaded.extend(decoded?);
+            raw = next?;
         }
         reader.finish().then_some(loaded)
     }
