@@ -600,10 +600,10 @@ pub fn unchanged(seen: &Seen, stamp: &Stamp, scanned: Option<SystemTime>) -> boo
 /// Looks at the files (relative to `root`) against what `before` saw: each is taken as
 /// unchanged from its stamp, or read and hashed, and if its bytes differ, given to `parse`
 /// (the same bytes that were hashed: what is kept always matches its hash).
-pub fn look<T: Send>(
+pub fn look<'a, T: Send>(
     root: &Path,
     paths: &[PathBuf],
-    before: &(dyn Fn(&Path) -> Option<Seen> + Sync),
+    before: &(dyn Fn(&Path) -> Option<&'a Seen> + Sync),
     scanned: Option<SystemTime>,
     parse: impl Fn(&Path, Vec<u8>) -> T + Sync,
 ) -> Vec<Looked<T>> {
@@ -620,7 +620,7 @@ pub fn look<T: Send>(
                 return Looked::Unreadable(path.clone());
             };
             let stamp = Stamp::of(&meta);
-            if let Some(seen) = previous.as_ref().filter(|s| unchanged(s, &stamp, scanned)) {
+            if let Some(seen) = previous.filter(|s| unchanged(s, &stamp, scanned)) {
                 return Looked::Same(seen.clone());
             }
             let Ok(bytes) = fs::read(&full) else {

@@ -72,7 +72,7 @@ impl Scan {
         let content = cache::look(
             root,
             &paths,
-            &|path| seen_before.get(path).map(|s| (*s).clone()),
+            &|path| seen_before.get(path_key(path)).copied(),
             before.index.scanned(),
             |path, bytes| content::load_bytes(root, path, bytes),
         );
@@ -81,7 +81,7 @@ impl Scan {
         let theme_looked = cache::look(
             root,
             &theme_paths,
-            &|path| theme_before.get(path).map(|s| (*s).clone()),
+            &|path| theme_before.get(path_key(path)).copied(),
             before.index.scanned(),
             |_, _| (),
         );
@@ -198,13 +198,13 @@ impl Scan {
     pub fn fresh_site(&self, options: &Options) -> Result<Site, Error> {
         let root = &options.root;
         // What the cache holds, unless it cannot be read: then every file is parsed.
-        let mut cached: HashMap<&Path, Loaded> = match self.before.loaded() {
+        let mut cached: HashMap<&[u8], Loaded> = match self.before.loaded() {
             Some(loaded) => self
                 .before
                 .index
                 .content
                 .iter()
-                .map(|seen| seen.path.as_path())
+                .map(|seen| path_key(&seen.path))
                 .zip(loaded)
                 .collect(),
             None => HashMap::default(),
@@ -215,7 +215,7 @@ impl Scan {
                 .iter()
                 .map(|looked| match looked {
                     Looked::Same(seen) => {
-                        let loaded = match cached.remove(seen.path.as_path()) {
+                        let loaded = match cached.remove(path_key(&seen.path)) {
                             Some(loaded) => Ok(loaded),
                             None => content::load_file(root, &seen.path),
                         };
@@ -247,7 +247,7 @@ impl Scan {
             .index
             .content
             .iter()
-            .map(|seen| now.get(seen.path.as_path()).map(|s| (*s).clone()))
+            .map(|seen| now.get(path_key(&seen.path)).map(|s| (*s).clone()))
             .collect();
         let seen_again = content.as_ref().is_none_or(|content| {
             content
@@ -291,13 +291,13 @@ impl Scan {
     /// Keeps what this build parsed and wrote, for the next one.
     pub fn save(&self, site: &Site, out: &Path, files: &[OutputFile]) -> Result<(), String> {
         // Each file as seen, and whether the cache holds what it gives (the same bytes).
-        let seen: HashMap<&Path, (&Seen, bool)> = self
+        let seen: HashMap<&[u8], (&Seen, bool)> = self
             .content
             .iter()
             .filter_map(|looked| {
                 let seen = looked.seen()?;
                 Some((
-                    seen.path.as_path(),
+                    path_key(&seen.path),
                     (seen, matches!(looked, Looked::Same(_))),
                 ))
             })
@@ -306,7 +306,7 @@ impl Scan {
             .files()
             .iter()
             .filter_map(|(path, loaded)| {
-                let (seen, same) = seen.get(path.as_path())?;
+                let (seen, same) = seen.get(path_key(path))?;
                 Some(((*seen).clone(), (loaded.as_ref().ok()?, *same)))
             })
             .unzip();
@@ -415,10 +415,16 @@ impl Scan {
 }
 
 /// Files as seen, by path.
-fn by_path<'a>(seen: impl IntoIterator<Item = &'a Seen>) -> HashMap<&'a Path, &'a Seen> {
+fn by_path<'a>(seen: impl IntoIterator<Item = &'a Seen>) -> HashMap<&'a [u8], &'a Seen> {
     seen.into_iter()
-        .map(|seen| (seen.path.as_path(), seen))
+        .map(|seen| (path_key(&seen.path), seen))
         .collect()
+}
+
+/// A path as a key of a map: its bytes, which hash far faster than its components. Every
+/// path compared this way comes from a walk of the folder, spelled one way.
+fn path_key(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
 }
 
 /// Every file of the theme (`templates/`, `static/`) and `site.yaml`, relative to `root`.
