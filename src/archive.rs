@@ -140,10 +140,13 @@ impl Archive {
             .map(|slug| (slug.clone(), Vec::new()))
             .collect();
         for (index, incident) in IncidentIx::all(incidents.len()).zip(&incidents) {
-            members
-                .entry(incident.provider.clone())
-                .or_default()
-                .push(index);
+            // The slug is copied only for a provider with no file of its own.
+            match members.get_mut(&incident.provider) {
+                Some(list) => list.push(index),
+                None => {
+                    members.insert(incident.provider.clone(), vec![index]);
+                }
+            }
         }
         let members: Vec<(Slug, Vec<IncidentIx>, ProviderInfo)> = members
             .into_iter()
