@@ -336,7 +336,8 @@ impl Scan {
     fn left(&self, out: &Path, files: &[OutputFile]) -> Vec<Option<cache::Left>> {
         let mut sorted: Vec<&OutputFile> = files.iter().collect();
         sorted.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        // The last build's files, as the manifest lists them: sorted the same way.
+        // The last build's files, as the manifest lists them: sorted the same way, and one
+        // for one with what the cache says of them (`output_known` compared the two).
         let before: &[Option<cache::Left>] = match &self.before.index.written {
             Some(written) if self.output_known => &written.left,
             _ => &[],
@@ -422,7 +423,9 @@ fn by_path<'a>(seen: impl IntoIterator<Item = &'a Seen>) -> HashMap<&'a [u8], &'
 }
 
 /// A path as a key of a map: its bytes, which hash far faster than its components. Every
-/// path compared this way comes from a walk of the folder, spelled one way.
+/// path compared this way comes from [`content::content_files`] (this build's walk, or the
+/// one the cache recorded), which spells each path one way; another spelling would only
+/// be taken for a new file.
 fn path_key(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
