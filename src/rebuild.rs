@@ -38,8 +38,9 @@ pub struct Scan {
     /// What every page reads besides the content: the options, the output folder, and the
     /// theme and `site.yaml` as they are now.
     render_key: Hash,
-    /// The content files that were added, changed or deleted since the cache.
-    changed: Changes,
+    /// The content files that were added, changed or deleted since the cache; `None` when
+    /// there is no last output, or more changed than an update of it is for.
+    changed: Option<Changes>,
     /// The last build's output is what the cache says it wrote.
     output_known: bool,
     /// The files the output's manifest lists (the last build's), in order.
@@ -113,29 +114,44 @@ impl Scan {
             }
         }
         let render_key = *hasher.finalize().as_bytes();
-        let listed: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let listed: HashSet<&[u8]> = paths.iter().map(|path| path_key(path)).collect();
+        let gone = || {
+            before
+                .index
+                .content
+                .iter()
+                .filter(|seen| !listed.contains(path_key(&seen.path)))
+        };
+        let count = content
+            .iter()
+            .filter(|looked| !matches!(looked, Looked::Same(_)))
+            .count()
+            + gone().count();
         // What changed, as read now (`None`: gone). Unreadable files are parsed, which says
         // why; files no longer listed (deleted, or behind a link the listing does not
-        // follow) are gone, whatever the disk would give through another way.
-        let mut changed: Changes = content
-            .iter()
-            .filter_map(|looked| match looked {
-                Looked::Same(_) => None,
-                Looked::Changed(seen, loaded) => Some((seen.path.clone(), Some(loaded.clone()))),
-                Looked::Unreadable(path) => {
-                    Some((path.clone(), Some(content::load_file(root, path))))
-                }
-            })
-            .chain(
-                before
-                    .index
-                    .content
-                    .iter()
-                    .filter(|seen| !listed.contains(seen.path.as_path()))
-                    .map(|seen| (seen.path.clone(), None)),
-            )
-            .collect();
-        changed.sort_by(|a, b| a.0.cmp(&b.0));
+        // follow) are gone, whatever the disk would give through another way. Not made
+        // when there is no last output to update, or too much changed to update it: a
+        // build from scratch needs none of it (and a first build would hold every file
+        // twice).
+        let updatable =
+            before.index.written.is_some() && count <= UPDATE_MIN.max(content.len() / UPDATE_SHARE);
+        let changed = updatable.then(|| {
+            let mut changed: Changes = content
+                .iter()
+                .filter_map(|looked| match looked {
+                    Looked::Same(_) => None,
+                    Looked::Changed(seen, loaded) => {
+                        Some((seen.path.clone(), Some(loaded.clone())))
+                    }
+                    Looked::Unreadable(path) => {
+                        Some((path.clone(), Some(content::load_file(root, path))))
+                    }
+                })
+                .chain(gone().map(|seen| (seen.path.clone(), None)))
+                .collect();
+            changed.sort_by(|a, b| a.0.cmp(&b.0));
+            changed
+        });
         // The output holds what the last build left: its manifest, and every file as it was
         // (a file edited or deleted by hand, and the build starts from scratch).
         let written_paths = output.manifest_paths();
@@ -164,16 +180,11 @@ impl Scan {
     }
 
     pub fn start_from(&self) -> StartFrom {
-        match &self.before.index.written {
-            Some(written) if self.output_known && self.changed.is_empty() => {
+        match (&self.before.index.written, &self.changed) {
+            (Some(written), Some(changed)) if self.output_known && changed.is_empty() => {
                 StartFrom::Nothing(written.clone())
             }
-            Some(_)
-                if self.output_known
-                    && self.changed.len() <= UPDATE_MIN.max(self.content.len() / UPDATE_SHARE) =>
-            {
-                StartFrom::Written(self.changed.clone())
-            }
+            (Some(_), Some(changed)) if self.output_known => StartFrom::Written(changed.clone()),
             _ => StartFrom::Scratch,
         }
     }
