@@ -201,6 +201,13 @@ pub fn index(records: Vec<Record>, language: &str) -> Result<Vec<(String, Vec<u8
     use pagefind::api::PagefindIndex;
     use pagefind::options::PagefindServiceConfig;
 
+    // Pagefind reads the working folder, and panics if it is gone (a shell left in a
+    // folder deleted since): the build's error instead.
+    std::env::current_dir().map_err(|e| {
+        failed(format!(
+            "the current folder cannot be read ({e}); `cd` into an existing folder and build again"
+        ))
+    })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| e.to_string())?;

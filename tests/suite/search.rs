@@ -47,6 +47,35 @@ fn index_files(site: &Site) -> BTreeMap<String, Vec<u8>> {
 }
 
 #[test]
+fn a_build_started_in_a_deleted_folder_is_an_error_not_a_crash() {
+    let site = archive();
+    let gone = tempfile::tempdir().unwrap();
+    // The shell's folder deleted under it: the build starts there.
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("cd \"$2\" && rmdir \"$2\" && exec \"$0\" build --root \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_outages"))
+        .arg(site.root())
+        .arg(gone.path())
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    let stderr = crate::common::stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: the search index could not be built: the current folder cannot be read"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        !site.path("public/index.html").exists(),
+        "nothing half-written"
+    );
+}
+
+#[test]
 fn every_incident_is_a_record_with_its_words_and_facets() {
     let site = archive();
     site.build(&["--base-url", "https://user.github.io/repo/"]);
