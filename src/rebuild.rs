@@ -114,19 +114,22 @@ impl Scan {
             }
         }
         let render_key = *hasher.finalize().as_bytes();
-        let listed: HashSet<&[u8]> = paths.iter().map(|path| path_key(path)).collect();
-        let gone = || {
-            before
-                .index
-                .content
-                .iter()
-                .filter(|seen| !listed.contains(path_key(&seen.path)))
+        // The files the cache saw that are no longer listed: only a last output to update
+        // needs them.
+        let gone: Vec<&Seen> = match before.index.written {
+            Some(_) => {
+                let listed: HashSet<&[u8]> = paths.iter().map(|path| path_key(path)).collect();
+                let seen = before.index.content.iter();
+                seen.filter(|seen| !listed.contains(path_key(&seen.path)))
+                    .collect()
+            }
+            None => Vec::new(),
         };
         let count = content
             .iter()
             .filter(|looked| !matches!(looked, Looked::Same(_)))
             .count()
-            + gone().count();
+            + gone.len();
         // What changed, as read now (`None`: gone). Unreadable files are parsed, which says
         // why; files no longer listed (deleted, or behind a link the listing does not
         // follow) are gone, whatever the disk would give through another way. Not made
@@ -147,7 +150,7 @@ impl Scan {
                         Some((path.clone(), Some(content::load_file(root, path))))
                     }
                 })
-                .chain(gone().map(|seen| (seen.path.clone(), None)))
+                .chain(gone.iter().map(|seen| (seen.path.clone(), None)))
                 .collect();
             changed.sort_by(|a, b| a.0.cmp(&b.0));
             changed

@@ -333,16 +333,11 @@ fn files_and_folders<K: AsRef<str>>(keys: &[(K, usize)]) -> Vec<(usize, usize)> 
         if previous.replace(key) == Some(key) {
             continue;
         }
-        let goes_on_before_folder = |other: &K| {
-            other
-                .as_ref()
-                .strip_prefix(key)
-                .is_some_and(|rest| rest.bytes().next().is_none_or(|b| b < b'/'))
-        };
         let mut at = i + 1;
+        // The keys after it are no smaller: one before `key/` goes on from it.
         while keys
             .get(at)
-            .is_some_and(|(other, _)| goes_on_before_folder(other))
+            .is_some_and(|(other, _)| before_folder(other.as_ref(), key))
         {
             at += 1;
             if at - i > FORWARD_STEPS {
@@ -669,23 +664,21 @@ impl Renderer<'_> {
             .days
             .iter()
             .map(move |day| (Loc::Day(day.date), of(&day.incidents)));
-        let providers = ProviderIx::all(archive.providers.len())
-            .zip(&archive.providers)
-            .flat_map(move |(p, provider)| {
-                let slug = provider.slug.as_str();
-                let years = provider.years.iter().map(move |&year| {
-                    let started = |&i: &IncidentIx| incidents[i].started.year();
-                    let run = kinds::year_run(&provider.incidents, year, started);
-                    (Loc::ProviderYear(slug, year), of(run))
-                });
-                let components = provider
-                    .components
-                    .iter()
-                    .map(move |c| (Loc::Component(slug, c.slug.as_str()), of(&c.incidents)));
-                std::iter::once((Loc::Provider(p), of(&provider.incidents)))
-                    .chain(years)
-                    .chain(components)
+        let providers = archive.providers.iter().flat_map(move |provider| {
+            let slug = provider.slug.as_str();
+            let years = provider.years.iter().map(move |&year| {
+                let started = |&i: &IncidentIx| incidents[i].started.year();
+                let run = kinds::year_run(&provider.incidents, year, started);
+                (Loc::ProviderYear(slug, year), of(run))
             });
+            let components = provider
+                .components
+                .iter()
+                .map(move |c| (Loc::Component(slug, c.slug.as_str()), of(&c.incidents)));
+            std::iter::once((Loc::Provider(slug), of(&provider.incidents)))
+                .chain(years)
+                .chain(components)
+        });
         // The incidents are most of a sitemap: a part past the others starts among them
         // without making the entries before it.
         let others = sitemap_len(archive).saturating_sub(incidents.len());
@@ -700,22 +693,14 @@ impl Renderer<'_> {
     }
 
     /// The sitemap entry of a page.
-    fn sitemap_entry<'a>(
-        &'a self,
-        (loc, lastmod): (Loc<'a>, Option<NaiveDate>),
-    ) -> sitemap::Entry<'a> {
+    fn sitemap_entry<'a>(&'a self, (loc, lastmod): (Loc<'a>, Option<NaiveDate>)) -> sitemap::Entry {
         let base = &self.config.base_url;
         let path = match loc {
             Loc::Home => String::new(),
             Loc::Days => routes::DAYS_DIR.to_string(),
             Loc::IncidentsPage(n) => routes::incidents_dir(n),
             Loc::Day(date) => routes::day_dir(date),
-            Loc::Provider(p) => {
-                return sitemap::Entry {
-                    url: Cow::Borrowed(self.views.providers[p].reference.url.as_str()),
-                    lastmod,
-                };
-            }
+            Loc::Provider(slug) => routes::provider_dir(slug),
             Loc::ProviderYear(slug, year) => routes::provider_year_dir(slug, year),
             Loc::Component(slug, component) => routes::component_dir(slug, component),
             Loc::Incident(i) => {
@@ -724,7 +709,7 @@ impl Renderer<'_> {
             }
         };
         sitemap::Entry {
-            url: Cow::Owned(base.url(&path)),
+            url: base.url(&path),
             lastmod,
         }
     }
@@ -737,7 +722,7 @@ enum Loc<'a> {
     Days,
     IncidentsPage(usize),
     Day(NaiveDate),
-    Provider(ProviderIx),
+    Provider(&'a str),
     ProviderYear(&'a str, i32),
     Component(&'a str, &'a str),
     Incident(IncidentIx),

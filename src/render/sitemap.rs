@@ -7,7 +7,6 @@ use std::fmt::Write;
 use chrono::NaiveDate;
 
 use crate::render::feeds::escape;
-use crate::render::views::date_text;
 
 /// The most URLs one sitemap file may list.
 pub const MAX_URLS: usize = 50_000;
@@ -22,19 +21,19 @@ pub fn parts(urls: usize) -> usize {
 }
 
 /// One page for crawlers: its absolute URL and the day it last changed.
-pub struct Entry<'a> {
-    pub url: std::borrow::Cow<'a, str>,
+pub struct Entry {
+    pub url: String,
     pub lastmod: Option<NaiveDate>,
 }
 
 /// `<lastmod>2024-03-01</lastmod>`, as the pages write a date.
 fn lastmod(xml: &mut String, date: Option<NaiveDate>) {
     if let Some(date) = date {
-        let _ = writeln!(xml, "    <lastmod>{}</lastmod>", date_text(date));
+        let _ = writeln!(xml, "    <lastmod>{date}</lastmod>");
     }
 }
 
-pub fn sitemap<'a>(entries: impl Iterator<Item = Entry<'a>>) -> Vec<u8> {
+pub fn sitemap(entries: impl Iterator<Item = Entry>) -> Vec<u8> {
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use chrono::{Datelike, NaiveDate, SecondsFormat, Timelike};
+use chrono::{Datelike, SecondsFormat, Timelike};
 use foldhash::HashMap;
 use serde::{Serialize, Serializer};
 
@@ -29,16 +29,11 @@ pub struct TimeView {
     pub year: i32,
 }
 
-/// `2022-01-20`, as pages, feeds and the sitemap write a date.
-pub fn date_text(date: NaiveDate) -> String {
-    format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day())
-}
-
 impl TimeView {
     pub fn new(time: Timestamp) -> TimeView {
-        // Written out by hand: strftime parses its format on every call, and a build
-        // formats hundreds of thousands of times.
-        let date = date_text(time.date_naive());
+        // chrono's own `2022-01-20`, not strftime, which parses its format on every call
+        // (a build formats hundreds of thousands of times).
+        let date = time.date_naive().to_string();
         TimeView {
             at: time,
             iso: time.to_rfc3339_opts(SecondsFormat::Secs, true),
