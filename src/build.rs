@@ -131,10 +131,12 @@ fn run(
         (_, Some(scan)) => (scan.fresh_site(options)?, None),
         (_, None) => (Site::load(options).map_err(Error::Invalid)?, None),
     };
-    // Compares with the disk and stages a file if it changed: `None` when unchanged.
+    // Compares with the disk and stages a file if it changed: `false` when unchanged.
     let stage = |path: &str, bytes: &[u8]| match &output {
-        Some(output) if !output.is_unchanged(path, bytes) => Some(output.stage(bytes)),
-        _ => None,
+        Some(output) if !output.is_unchanged(path, bytes) => {
+            output.stage(path, bytes).map(|()| true)
+        }
+        _ => Ok(false),
     };
     // A file of the site, compared and staged (with its compressed siblings) as soon as
     // it is made, in parallel, so none is held in memory.
@@ -153,9 +155,9 @@ fn run(
                     .iter()
                     .all(|suffix| output.has_file(&format!("{path}{suffix}")))
             });
-            if files[0].1.is_none() && siblings_exist {
+            if matches!(files[0].1, Ok(false)) && siblings_exist {
                 // Unchanged file, unchanged siblings: no need to compress it again.
-                files.extend([".gz", ".br"].map(|suffix| (format!("{path}{suffix}"), None)));
+                files.extend([".gz", ".br"].map(|suffix| (format!("{path}{suffix}"), Ok(false))));
             } else {
                 for (suffix, compressed) in output::precompressed(bytes) {
                     let path = format!("{path}{suffix}");
@@ -239,7 +241,7 @@ fn run(
     for (path, staged) in listed {
         files.push(OutputFile {
             path,
-            staged: staged.transpose()?,
+            staged: staged?,
         });
     }
     // The views the pages were made from are a good part of the build's memory, and no
@@ -274,15 +276,18 @@ fn run(
     Ok(summary)
 }
 
-/// Files of the site, each with where its new bytes wait (`None`: unchanged on disk).
-type Listed = Vec<(String, Option<Result<PathBuf, output::Error>>)>;
+/// Files of the site, each with whether its new bytes wait staged (`false`: unchanged on
+/// disk).
+type Listed = Vec<(String, Result<bool, output::Error>)>;
 
 /// The files of the last build (`written`, from its manifest), with what an update
 /// rendered again in place of theirs and what it removed gone, with their compressed
 /// siblings (but not the site's `own` files of those names).
 fn updated(written: &[String], update: Update<Listed>, own: &HashSet<String>) -> Listed {
-    let mut listed: BTreeMap<String, Option<Result<PathBuf, output::Error>>> =
-        written.iter().map(|path| (path.clone(), None)).collect();
+    let mut listed: BTreeMap<String, Result<bool, output::Error>> = written
+        .iter()
+        .map(|path| (path.clone(), Ok(false)))
+        .collect();
     let drop_siblings = |listed: &mut BTreeMap<_, _>, path: &str| {
         for suffix in [".gz", ".br"] {
             let sibling = format!("{path}{suffix}");

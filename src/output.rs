@@ -3,13 +3,13 @@
 //! leaves either the complete old site or the complete new one, whatever happens.
 //!
 //! - One build at a time: an exclusive lock on a file beside the output (`.public.lock`).
-//! - Rendered files that differ from the ones on disk wait, as they are made, in the
-//!   build's own staging folder beside the output (`.public.staging-<pid>`), so a build
-//!   never holds the whole site in memory.
-//! - Once every page has rendered, the complete new tree is put together in the staging
-//!   folder: changed files moved in, unchanged ones hard-linked from the old tree (their
-//!   mtime stays, so a CDN sync sends only what changed), everything the user put in the
-//!   output carried over, and the manifest (`.outages-manifest`) listing what was written.
+//! - Rendered files that differ from the ones on disk are written, as they are made, at
+//!   their place in a new tree in the build's own staging folder beside the output
+//!   (`.public.staging-<pid>`), so a build never holds the whole site in memory.
+//! - Once every page has rendered, the new tree is completed: unchanged files hard-linked
+//!   from the old tree (their mtime stays, so a CDN sync sends only what changed),
+//!   everything the user put in the output carried over, and the manifest
+//!   (`.outages-manifest`) listing what was written.
 //! - The two trees are swapped in one step (`renameat2(RENAME_EXCHANGE)`), so a kill at any
 //!   instant or an error anywhere leaves one complete site. Where that is refused, a rename
 //!   pair, which the next build undoes if it was cut between the two renames.
@@ -20,7 +20,6 @@ use std::fs::{self, File};
 use std::io::{self, Read as _};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::HashSet;
 use rayon::prelude::*;
@@ -32,11 +31,11 @@ pub const MANIFEST: &str = ".outages-manifest";
 const TREE: &str = "tree";
 const ASIDE: &str = "old";
 
-/// A rendered file, and where its new bytes wait if they differ from the file on disk.
+/// A rendered file, and whether its new bytes wait in the staging tree.
 pub struct OutputFile {
     pub path: String,
-    /// `None` when the file on disk already holds exactly these bytes.
-    pub staged: Option<PathBuf>,
+    /// `false` when the file on disk already holds exactly these bytes.
+    pub staged: bool,
 }
 
 /// What a write did.
@@ -101,6 +100,14 @@ fn site_relative(site_path: &str) -> Option<&Path> {
             .enumerate()
             .all(|(n, part)| part != ".." && (n > 0 || part != "."));
     inside.then_some(Path::new(site_path))
+}
+
+/// The path of a file the site writes, relative to the output folder: one that stays in
+/// it and is not the manifest.
+fn site_file(site_path: &str) -> Result<&Path, Error> {
+    site_relative(site_path)
+        .filter(|p| *p != Path::new(MANIFEST))
+        .ok_or_else(|| Error::BadPath(site_path.to_string()))
 }
 
 /// Opens a file for reading, refusing a symlink (the walk already refused symlinked folders).
@@ -641,7 +648,6 @@ fn carry(from: &Path, to: &Path, kind: &Kind) -> Result<(), Error> {
 pub struct Output {
     out: PathBuf,
     old: Old,
-    staged: AtomicUsize,
     leftovers: Vec<Leftover>,
     // Dropped before the lock: the staging folder goes while no other build can look.
     staging: Staging,
@@ -683,7 +689,6 @@ impl Output {
         Ok(Output {
             out: out.to_path_buf(),
             old: Old::read(out)?,
-            staged: AtomicUsize::new(0),
             leftovers,
             staging,
             _lock: lock,
@@ -738,25 +743,31 @@ impl Output {
         site_relative(site_path).is_some_and(|p| self.old.open_file(p).is_some())
     }
 
-    /// Writes changed bytes to the staging folder, under a number: no folder is made.
-    pub fn stage(&self, bytes: &[u8]) -> Result<PathBuf, Error> {
-        let n = self.staged.fetch_add(1, Ordering::Relaxed);
-        let path = self.staging.path().join(n.to_string());
-        fs::write(&path, bytes).map_err(io_at("write", &path))?;
-        Ok(path)
+    /// Writes changed bytes where the file goes in the new tree, in the staging folder,
+    /// making its folders on the way: putting the tree together then moves none of them.
+    pub fn stage(&self, site_path: &str, bytes: &[u8]) -> Result<(), Error> {
+        let path = self.staging.path().join(TREE).join(site_file(site_path)?);
+        match fs::write(&path, bytes) {
+            // The first file of its folder.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if let Some(parent) = path.parent() {
+                    fs::create_dir_all(parent).map_err(io_at("create", parent))?;
+                }
+                fs::write(&path, bytes)
+            }
+            done => done,
+        }
+        .map_err(io_at("write", &path))
     }
 
     /// Puts the site of `files` in place of the old one in one step, keeping the user's
     /// entries and dropping ours that the site no longer has. Touches nothing when nothing
     /// changed.
     pub fn commit(self, files: &[OutputFile]) -> Result<(WriteStats, Vec<Leftover>), Error> {
-        let mut paths = Vec::with_capacity(files.len());
-        for file in files {
-            let relative = site_relative(&file.path)
-                .filter(|p| *p != Path::new(MANIFEST))
-                .ok_or_else(|| Error::BadPath(file.path.clone()))?;
-            paths.push(relative);
-        }
+        let paths = files
+            .iter()
+            .map(|file| site_file(&file.path))
+            .collect::<Result<Vec<&Path>, Error>>()?;
         let manifest = manifest_text(files.iter().map(|f| f.path.as_str()));
         if let Some(stats) = self.in_place(files, &paths, &manifest)? {
             return Ok((stats, self.release()));
@@ -780,7 +791,7 @@ impl Output {
                 }
             }
         }
-        let written = files.iter().filter(|f| f.staged.is_some()).count();
+        let written = files.iter().filter(|f| f.staged).count();
         let stats = WriteStats {
             written,
             unchanged: files.len() - written,
@@ -826,10 +837,10 @@ impl Output {
             true => Vec::new(),
             false => removed_from(old_manifest, paths),
         };
-        let staged: Vec<(&Path, &Path)> = files
+        let staged: Vec<&Path> = files
             .iter()
             .zip(paths)
-            .filter_map(|(file, path)| Some((*path, file.staged.as_deref()?)))
+            .filter_map(|(file, path)| file.staged.then_some(*path))
             .collect();
         let changes = staged.len() + removed.len();
         let stats = WriteStats {
@@ -849,7 +860,7 @@ impl Output {
         let expected = |relative: &Path| plain_way(&self.out, relative, folder.0);
         if !staged
             .iter()
-            .map(|(path, _)| *path)
+            .copied()
             .chain(removed.iter().map(PathBuf::as_path))
             .all(expected)
         {
@@ -861,9 +872,8 @@ impl Output {
         // The folder it is for: a journal is never carried out in another (one restored
         // from a backup in its place).
         let mut journal = format!("o\t{}\t{}\n", folder.0, folder.1);
-        for (path, from) in &staged {
-            let name = from.file_name().unwrap_or_default().to_string_lossy();
-            journal.push_str(&format!("w\t{name}\t{}\n", path.display()));
+        for path in &staged {
+            journal.push_str(&format!("t\t{}\n", path.display()));
         }
         for path in &removed {
             journal.push_str(&format!("d\t{}\n", path.display()));
@@ -965,18 +975,24 @@ fn replay(out: &Path, staging: &Path, journal: &str) -> Result<(), Error> {
         return Ok(());
     }
     for line in lines {
-        // Paths last: a static file's name may hold a tab.
-        let (path, from) = match line.split_once('\t') {
+        // Paths last: a static file's name may hold a tab. A file to put in place waits
+        // under the name `w` gives, or at its own place in the staging tree (`t`).
+        let (path, name) = match line.split_once('\t') {
             Some(("w", rest)) => match rest.split_once('\t') {
-                Some((name, path)) => (path, Some(staging.join(name))),
+                Some((name, path)) => (path, Some(Some(name))),
                 None => continue,
             },
+            Some(("t", path)) => (path, Some(None)),
             Some(("d", path)) => (path, None),
             _ => continue,
         };
         let Some(relative) = site_relative(path).filter(|p| plain_way(out, p, folder.0)) else {
             continue;
         };
+        let from = name.map(|name| match name {
+            Some(name) => staging.join(name),
+            None => staging.join(TREE).join(relative),
+        });
         let target = out.join(relative);
         match from {
             Some(from) if fs::symlink_metadata(&from).is_ok() => {
@@ -1011,7 +1027,8 @@ impl Assemble<'_> {
         manifest: &str,
     ) -> Result<(), Error> {
         let tree = self.tree;
-        fs::create_dir(tree).map_err(io_at("create", tree))?;
+        // The changed files are in it already, with their folders.
+        fs::create_dir_all(tree).map_err(io_at("create", tree))?;
         // Level by level, so each folder comes after its parent; the folders of one level
         // are made in parallel (10,000 incident folders are most of a tree).
         let mut levels: BTreeMap<usize, Vec<&Path>> = BTreeMap::new();
@@ -1024,18 +1041,15 @@ impl Assemble<'_> {
         for dirs in levels.values() {
             dirs.par_iter().try_for_each(|dir| {
                 let path = tree.join(dir);
-                fs::create_dir(&path).map_err(io_at("create", &path))
+                fs::create_dir_all(&path).map_err(io_at("create", &path))
             })?;
         }
         files
             .par_iter()
             .zip(paths)
-            .try_for_each(|(file, relative)| {
-                let to = tree.join(relative);
-                match &file.staged {
-                    Some(staged) => fs::rename(staged, &to).map_err(io_at("write", &to)),
-                    None => link_or_copy(&self.out.join(relative), &to),
-                }
+            .filter(|(file, _)| !file.staged)
+            .try_for_each(|(_, relative)| {
+                link_or_copy(&self.out.join(relative), &tree.join(relative))
             })?;
         let mut modes = Vec::new();
         for (relative, kind) in kept {
@@ -1282,10 +1296,10 @@ mod tests {
         let output = open(&out);
         // After the old site was read, before the switch.
         fs::write(out.join("notes-during.txt"), "mine").unwrap();
-        let staged = output.stage(b"new").unwrap();
+        output.stage("new.html", b"new").unwrap();
         let files = [OutputFile {
             path: "new.html".into(),
-            staged: Some(staged),
+            staged: true,
         }];
         output.commit(&files).unwrap();
         assert_eq!(
@@ -1307,14 +1321,15 @@ mod tests {
         let output = open(&out);
         assert!(output.is_unchanged("same.txt", b"same"));
         assert!(!output.is_unchanged("mine.txt", b"other"));
+        output.stage("a/b/new.html", b"new").unwrap();
         let files = [
             OutputFile {
                 path: "a/b/new.html".into(),
-                staged: Some(output.stage(b"new").unwrap()),
+                staged: true,
             },
             OutputFile {
                 path: "same.txt".into(),
-                staged: None,
+                staged: false,
             },
         ];
         let (stats, leftovers) = output.commit(&files).unwrap();
@@ -1365,9 +1380,13 @@ mod tests {
         bytes: impl Fn(usize) -> Option<&'static [u8]>,
     ) -> Vec<OutputFile> {
         (0..n)
-            .map(|i| OutputFile {
-                path: format!("p{i}/index.html"),
-                staged: bytes(i).map(|b| output.stage(b).unwrap()),
+            .map(|i| {
+                let path = format!("p{i}/index.html");
+                let staged = bytes(i).map(|b| output.stage(&path, b).unwrap());
+                OutputFile {
+                    path,
+                    staged: staged.is_some(),
+                }
             })
             .collect()
     }
@@ -1462,11 +1481,14 @@ mod tests {
     #[test]
     fn a_journal_left_by_a_build_killed_while_renaming_is_carried_out_by_the_next() {
         let (dir, out, _) = site_of(3);
-        // Killed after the journal was written and the first rename done.
+        // Killed after the journal was written and the first rename done. Its files wait
+        // at their place in the staging tree (`t`), or under a number (`w`, as builds
+        // before the tree wrote them).
         let staging = dir.path().join(".public.staging-9");
-        fs::create_dir_all(&staging).unwrap();
+        fs::create_dir_all(staging.join("tree/q")).unwrap();
         fs::write(out.join("p0/index.html"), "second").unwrap();
-        fs::write(staging.join("1"), "second").unwrap();
+        fs::write(staging.join("tree/q/index.html"), "second").unwrap();
+        fs::write(staging.join("1"), "third").unwrap();
         fs::write(
             staging.join("manifest"),
             "p0/index.html\np1/index.html\nq/index.html\n",
@@ -1474,7 +1496,7 @@ mod tests {
         .unwrap();
         let (dev, ino) = folder_id(&out).unwrap();
         let journal = format!(
-            "o\t{dev}\t{ino}\nw\t0\tp0/index.html\nw\t1\tq/index.html\nd\tp2/index.html\nw\tmanifest\t.outages-manifest\n"
+            "o\t{dev}\t{ino}\nt\tp0/index.html\nt\tq/index.html\nw\t1\tp1/index.html\nd\tp2/index.html\nw\tmanifest\t.outages-manifest\n"
         );
         fs::write(staging.join(JOURNAL), journal).unwrap();
         // One for another folder (restored in this one's place since): not carried out.
@@ -1485,7 +1507,7 @@ mod tests {
         fs::write(other.join(JOURNAL), foreign).unwrap();
         let output = open(&out);
         assert!(!staging.exists() && !other.exists());
-        assert!(output.is_unchanged("p1/index.html", b"first"));
+        assert!(output.is_unchanged("p1/index.html", b"third"));
         assert!(output.is_unchanged("q/index.html", b"second"));
         assert!(output.is_unchanged("p0/index.html", b"second"));
         assert!(!out.join("p2/index.html").exists());
@@ -1500,6 +1522,6 @@ mod tests {
         fs::write(staging.join("journal.part"), "w\t0\tp1/index.html\n").unwrap();
         drop(output);
         let output = open(&out);
-        assert!(output.is_unchanged("p1/index.html", b"first"));
+        assert!(output.is_unchanged("p1/index.html", b"third"));
     }
 }

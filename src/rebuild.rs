@@ -366,7 +366,7 @@ impl Scan {
                     next += 1;
                 }
                 let same = before_paths.get(next).is_some_and(|p| p == path);
-                same.then(|| before[next]).filter(|_| file.staged.is_none())
+                same.then(|| before[next]).filter(|_| !file.staged)
             })
             .collect();
         let again: Vec<&str> = sorted
