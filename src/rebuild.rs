@@ -66,16 +66,25 @@ impl Scan {
     pub fn new(options: &Options, dir: &Path, out: &Path, output: &Output) -> Option<Scan> {
         let root = &options.root;
         let key = cache::key(root);
-        let before = cache::read(dir, &key);
+        // Before anything is looked at: a file changed after this is seen as changed.
         let scanned = SystemTime::now();
-        let paths = content::content_files(root).ok()?;
+        // Both mostly on one core: the cache's index decoded while the content is listed.
+        let (before, paths) =
+            rayon::join(|| cache::read(dir, &key), || content::content_files(root));
+        let paths = paths.ok()?;
         let seen_before = by_path(&before.index.content);
-        let content = cache::look(
-            root,
-            &paths,
-            &|path| seen_before.get(path_key(path)).copied(),
-            before.index.scanned(),
-            |path, bytes| content::load_bytes(root, path, bytes),
+        // The last build's manifest is read beside the look at the content.
+        let (content, written_paths) = rayon::join(
+            || {
+                cache::look(
+                    root,
+                    &paths,
+                    &|path| seen_before.get(path_key(path)).copied(),
+                    before.index.scanned(),
+                    |path, bytes| content::load_bytes(root, path, bytes),
+                )
+            },
+            || output.manifest_paths(),
         );
         let theme_before = by_path(&before.index.theme);
         let theme_paths = theme_files(root);
@@ -157,7 +166,6 @@ impl Scan {
         });
         // The output holds what the last build left: its manifest, and every file as it was
         // (a file edited or deleted by hand, and the build starts from scratch).
-        let written_paths = output.manifest_paths();
         let output_known = before.index.written.as_ref().is_some_and(|written| {
             written.key == render_key
                 && output.manifest_hash() == Some(written.manifest)
