@@ -333,6 +333,7 @@ impl Site {
         let dirty = Dirty {
             templates: self.pending_templates || assets_renamed,
             assets: self.pending_static,
+            pages: new_pages.is_some(),
             ..content_dirty
         };
         // A path that is new, or that another kind of page now makes (a static robots.txt
@@ -529,6 +530,8 @@ struct Dirty {
     list_shape: bool,
     templates: bool,
     assets: bool,
+    /// The plan changed: a page came or went.
+    pages: bool,
     fresh: Vec<bool>,
     /// By provider index in the new archive: its list, its description or one of its
     /// incidents changed, or the archive's latest update moved.
@@ -704,6 +707,7 @@ impl Dirty {
         (reads.templates && self.templates)
             || (reads.assets && self.assets)
             || (reads.archive && self.content)
+            || (reads.pages && self.pages)
             || reads.list.is_some_and(|(start, end)| {
                 self.list_shape
                     || self

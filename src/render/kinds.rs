@@ -75,7 +75,6 @@ pub static KINDS: &[&dyn Kind] = &[
     &ProviderFile {
         path: routes::api_provider,
         make: api_provider,
-        summary: false,
     },
     &ApiIncident,
     &Cname,
@@ -87,7 +86,7 @@ pub static KINDS: &[&dyn Kind] = &[
     },
     &SiteFile {
         path: routes::SITEMAP,
-        reads: ARCHIVE,
+        reads: SITEMAP,
         make: |r| r.sitemap(),
     },
     &SiteFile {
@@ -125,12 +124,10 @@ pub static KINDS: &[&dyn Kind] = &[
     &ProviderFile {
         path: routes::api_stats,
         make: api_stats,
-        summary: true,
     },
     &ProviderFile {
         path: routes::api_components,
         make: api_components,
-        summary: true,
     },
     &ApiDay,
 ];
@@ -156,6 +153,7 @@ const NOTHING: Reads = Reads {
     days: None,
     archive: false,
     list: None,
+    pages: false,
 };
 
 const TEMPLATED: Reads = Reads {
@@ -165,6 +163,15 @@ const TEMPLATED: Reads = Reads {
 
 const ARCHIVE: Reads = Reads {
     archive: true,
+    ..NOTHING
+};
+
+/// What a sitemap shows: every page, each with the day of the newest update on it, which
+/// the list of every incident gives (their days, years, components and update times); not
+/// the text of updates, nor a provider's `_index.md`.
+const SITEMAP: Reads = Reads {
+    list: Some((0, usize::MAX)),
+    pages: true,
     ..NOTHING
 };
 
@@ -1280,13 +1287,12 @@ impl Kind for ApiDay {
 }
 
 /// One JSON file per provider (its API file, its numbers, its components), made by a
-/// function of the provider: written as data, like [`SiteFile`].
+/// function of the provider: written as data, like [`SiteFile`]. Each reads only what
+/// lists and numbers show of the provider (see `Reads::provider_part`): no text of an
+/// update.
 struct ProviderFile {
     path: fn(&str) -> String,
     make: fn(&Renderer, ProviderIx) -> Vec<u8>,
-    /// Whether it reads only what lists and numbers show (see `Reads::provider_part`),
-    /// not the whole provider.
-    summary: bool,
 }
 
 impl Kind for ProviderFile {
@@ -1297,15 +1303,9 @@ impl Kind for ProviderFile {
     }
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
-        match self.summary {
-            true => Reads {
-                provider_part: key.part(),
-                ..NOTHING
-            },
-            false => Reads {
-                provider: key.provider(),
-                ..NOTHING
-            },
+        Reads {
+            provider_part: key.part(),
+            ..NOTHING
         }
     }
 
@@ -1409,7 +1409,7 @@ impl Kind for SitemapPart {
     }
 
     fn reads(&self, _: &Archive, _: Key) -> Reads {
-        ARCHIVE
+        SITEMAP
     }
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {

@@ -124,6 +124,8 @@ pub struct Reads {
     /// list shows them (title, times, impact, provider, duration; not the text of their
     /// updates), and the list's length and years.
     pub list: Option<(usize, usize)>,
+    /// Which pages the site has: the path of every one.
+    pub pages: bool,
 }
 
 /// Which incidents of a provider a page of its lists and numbers shows.

@@ -636,8 +636,8 @@ fn the_index_of_every_incident_follows_edits_page_by_page() {
 
 /// What an edit renders again follows what the pages declare they read: new text in an
 /// update renders the incident, its API file and its provider's feeds, and none of the
-/// pages of lists and numbers; a new time renders the days it moved between, the year, the
-/// component and the provider's numbers too.
+/// pages of lists and numbers (the sitemap among them); a new time renders the days it
+/// moved between, the year, the component, the provider's numbers and the sitemap too.
 #[test]
 fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
     let with_component = |title: &str, day: u32, hours: u32| {
@@ -675,7 +675,6 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "acme/feed.json",
             "acme/feed.xml",
             "acme/rss.xml",
-            "api/v1/acme.json",
             "api/v1/acme/a.json",
             "api/v1/providers.json",
             "days/index.html",
@@ -683,18 +682,20 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "feed.xml",
             "index.html",
             "rss.xml",
-            "sitemap.xml",
         ],
-        "new text: the incident, its data, the feeds that carry its text, and no list or number"
+        "new text: the incident, its data, the feeds that carry its text, and no list or number (the provider's API file and the sitemap show none of it)"
     );
 
     fixture.write("content/acme/a.md", &with_component("A", 6, 3));
-    let rendered = served.change(&[file]);
+    let rendered = served.change(std::slice::from_ref(&file));
     for page in [
         "acme/index.html",
         "acme/2024/index.html",
         "acme/components/api/index.html",
+        "api/v1/acme.json",
         "api/v1/acme/stats.json",
+        // The incident's update is on another day: its date in the sitemap.
+        "sitemap.xml",
         "days/2024-03-05/index.html",
         "days/2024-03-06/index.html",
         // The day after: the day before it is now another.
@@ -712,4 +713,13 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             || p == "acme/components/web/index.html"),
         "a day, a year, a component and a provider it never touched: {rendered:?}"
     );
+
+    // Resolved a day later, on a day that has its page already (B's): no page comes or
+    // goes, but the sitemap dates the incident and that day anew.
+    fixture.write(
+        "content/acme/a.md",
+        "---\ntitle: A\nstarted: 2024-03-06T10:00:00Z\nresolved: 2024-03-07T09:00:00Z\nimpact: critical\ncomponents: [API]\n---\n### 2024-03-06 10:00 UTC: investigating\nLooking.\n",
+    );
+    let rendered = served.change(&[file]);
+    assert!(rendered.iter().any(|p| p == "sitemap.xml"), "{rendered:?}");
 }
