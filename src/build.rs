@@ -168,7 +168,7 @@ fn run(
         }
         files
     };
-    let (mut listed, index) = match changed {
+    let (mut listed, index, begun) = match changed {
         // The last build's output, with what changed rendered again.
         Some(changed) => {
             // The site's own `X.gz` and `X.br`: static files, as the last build had them (a
@@ -180,11 +180,17 @@ fn run(
                 .filter(|a| a.path.ends_with(".gz") || a.path.ends_with(".br"))
                 .map(|a| a.path.clone())
                 .collect();
-            let update = site
-                .update_content(changed.to_vec(), |page, bytes| {
-                    emit(&|path| own.contains(path), &page.path, &bytes)
-                })
-                .map_err(Error::Invalid)?;
+            // The cache is begun beside: all of it but its index, the larger part of
+            // writing it after one edit, and mostly one core's work.
+            let (update, begun) = rayon::join(
+                || {
+                    site.update_content(changed.to_vec(), |page, bytes| {
+                        emit(&|path| own.contains(path), &page.path, &bytes)
+                    })
+                },
+                || scan.as_ref().map(Scan::begin_save),
+            );
+            let update = update.map_err(Error::Invalid)?;
             // The manifest as the look at the inputs read it.
             let written = scan.as_ref().map(Scan::written_paths).unwrap_or_default();
             let listed = updated(written, update, &own);
@@ -192,6 +198,7 @@ fn run(
             (
                 listed,
                 index.map(|output| search_index(&site, output)).transpose(),
+                begun,
             )
         }
         None => {
@@ -223,7 +230,7 @@ fn run(
                 .into_iter()
                 .flatten()
                 .collect();
-            (listed, index.transpose())
+            (listed, index.transpose(), None)
         }
     };
     let index = index.map_err(Error::Search)?.unwrap_or_default();
@@ -254,7 +261,7 @@ fn run(
     };
     // Once the files are in place: the cache says how they are.
     let saved = match (&scan, out_dir) {
-        (Some(scan), Some(out)) => scan.save(&site, &resolved(out), &files).err(),
+        (Some(scan), Some(out)) => scan.save(begun, &site, &resolved(out), &files).err(),
         _ => None,
     };
     progress.finish_and_clear();

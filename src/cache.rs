@@ -473,7 +473,117 @@ pub fn make_dir(dir: &Path) -> io::Result<()> {
 /// Writes the cache into `dir` ([made](make_dir) if missing), aside first, then renamed
 /// over the old one. `bodies` are in the order of `index.content`.
 pub fn write(dir: &Path, key: &Hash, index: &mut Index, bodies: Bodies<'_>) -> io::Result<()> {
-    write_aside(dir, FILE, |path| write_file(path, key, index, bodies))
+    begin(dir, key, &index.content, bodies)?.finish(index)
+}
+
+/// A cache file written aside, what the content files gave in it and its index to come:
+/// the index says what the build wrote, which is known only at its end, and the rest can
+/// be written before. Removed if dropped unfinished.
+pub struct Begun {
+    dir: PathBuf,
+    temporary: PathBuf,
+    out: Option<File>,
+    preamble: [u8; PREAMBLE],
+    /// How many content files it stores, and the length and hash of what they gave.
+    entries: usize,
+    stored: (u64, Hash),
+    /// Renamed in place: no longer ours to remove.
+    finished: bool,
+}
+
+/// Begins the cache file of `dir` ([made](make_dir) if missing) with what each file of
+/// `content` gave (`bodies`, in its order).
+pub fn begin(dir: &Path, key: &Hash, content: &[Seen], bodies: Bodies<'_>) -> io::Result<Begun> {
+    make_dir(dir)?;
+    let mut begun = Begun {
+        dir: dir.to_path_buf(),
+        temporary: dir.join(format!("{FILE}.{}.tmp", std::process::id())),
+        out: None,
+        preamble: preamble(key),
+        entries: content.len(),
+        stored: (0, [0; 32]),
+        finished: false,
+    };
+    let mut out = File::create(&begun.temporary)?;
+    out.write_all(&begun.preamble)?;
+    // Hashed under the buffer: the hash sees large blocks, not one entry at a time.
+    let hashing = Hashing {
+        inner: out,
+        hasher: blake3::Hasher::new(),
+        written: 0,
+    };
+    let mut stored = BufWriter::with_capacity(BUFFER, hashing);
+    if bodies.each.len() != content.len() {
+        return Err(io::Error::other("the cache's index and content differ"));
+    }
+    let mut earlier = match bodies.earlier {
+        Some(cache) if bodies.each.iter().any(Option::is_none) => Some(Earlier {
+            seen: &cache.index.content,
+            stored: cache
+                .stored()
+                .ok_or_else(|| damaged("the cache to copy from is gone"))?,
+            next: 0,
+        }),
+        _ => None,
+    };
+    // Encoded in parallel, a chunk at a time, written in order.
+    for (at, chunk) in bodies.each.chunks(1024).enumerate() {
+        let encoded: Vec<Option<io::Result<Vec<u8>>>> =
+            chunk.par_iter().map(|loaded| loaded.map(encode)).collect();
+        for (i, bytes) in encoded.into_iter().enumerate() {
+            let bytes = match (bytes, &mut earlier) {
+                (Some(bytes), _) => bytes?,
+                (None, Some(earlier)) => earlier.take(&content[at * 1024 + i])?,
+                (None, None) => return Err(damaged("no cache to copy from")),
+            };
+            stored.write_all(&(bytes.len() as u64).to_le_bytes())?;
+            stored.write_all(&bytes)?;
+        }
+    }
+    if let Some(earlier) = earlier {
+        earlier.finish()?;
+    }
+    let Hashing {
+        inner,
+        hasher,
+        written,
+    } = stored
+        .into_inner()
+        .map_err(io::IntoInnerError::into_error)?;
+    begun.stored = (written, *hasher.finalize().as_bytes());
+    begun.out = Some(inner);
+    Ok(begun)
+}
+
+impl Begun {
+    /// Writes `index` (of the content it was begun with) after what the files gave, then
+    /// renames the file over the old one: a reader finds the old cache or the new, whole.
+    pub fn finish(mut self, index: &mut Index) -> io::Result<()> {
+        let mut out = self
+            .out
+            .take()
+            .ok_or_else(|| io::Error::other("the cache was not begun"))?;
+        if index.content.len() != self.entries {
+            return Err(io::Error::other("the cache's index and content differ"));
+        }
+        index.stored = self.stored;
+        let bytes = encode(&*index)?;
+        // Not synced to the disk: a cache torn by a crash fails its checksum and is ignored.
+        out.write_all(&bytes)?;
+        out.write_all(&trailer(&self.preamble, &bytes))?;
+        drop(out);
+        fs::rename(&self.temporary, self.dir.join(FILE))?;
+        self.finished = true;
+        Ok(())
+    }
+}
+
+impl Drop for Begun {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = fs::remove_file(&self.temporary);
+        }
+    }
 }
 
 /// Writes the file `name` of the cache folder `dir` ([made](make_dir) if missing) through
@@ -495,61 +605,6 @@ pub fn write_aside(
 /// The cache folder of the site at `root`, unless told otherwise.
 pub fn default_dir(root: &Path) -> PathBuf {
     root.join(CACHE_DIR)
-}
-
-fn write_file(path: &Path, key: &Hash, index: &mut Index, bodies: Bodies<'_>) -> io::Result<()> {
-    let mut out = File::create(path)?;
-    let preamble = preamble(key);
-    out.write_all(&preamble)?;
-    // Hashed under the buffer: the hash sees large blocks, not one entry at a time.
-    let hashing = Hashing {
-        inner: out,
-        hasher: blake3::Hasher::new(),
-        written: 0,
-    };
-    let mut stored = BufWriter::with_capacity(BUFFER, hashing);
-    if bodies.each.len() != index.content.len() {
-        return Err(io::Error::other("the cache's index and content differ"));
-    }
-    let mut earlier = match bodies.earlier {
-        Some(cache) if bodies.each.iter().any(Option::is_none) => Some(Earlier {
-            seen: &cache.index.content,
-            stored: cache
-                .stored()
-                .ok_or_else(|| damaged("the cache to copy from is gone"))?,
-            next: 0,
-        }),
-        _ => None,
-    };
-    // Encoded in parallel, a chunk at a time, written in order.
-    for (at, chunk) in bodies.each.chunks(1024).enumerate() {
-        let encoded: Vec<Option<io::Result<Vec<u8>>>> =
-            chunk.par_iter().map(|loaded| loaded.map(encode)).collect();
-        for (i, bytes) in encoded.into_iter().enumerate() {
-            let bytes = match (bytes, &mut earlier) {
-                (Some(bytes), _) => bytes?,
-                (None, Some(earlier)) => earlier.take(&index.content[at * 1024 + i])?,
-                (None, None) => return Err(damaged("no cache to copy from")),
-            };
-            stored.write_all(&(bytes.len() as u64).to_le_bytes())?;
-            stored.write_all(&bytes)?;
-        }
-    }
-    if let Some(earlier) = earlier {
-        earlier.finish()?;
-    }
-    let Hashing {
-        inner: mut out,
-        hasher,
-        written,
-    } = stored
-        .into_inner()
-        .map_err(io::IntoInnerError::into_error)?;
-    index.stored = (written, *hasher.finalize().as_bytes());
-    let bytes = encode(&*index)?;
-    // Not synced to the disk: a cache torn by a crash fails its checksum and is ignored.
-    out.write_all(&bytes)?;
-    out.write_all(&trailer(&preamble, &bytes))
 }
 
 /// What follows the index: its length, and the hash of the preamble and the index.

@@ -287,7 +287,7 @@ impl Scan {
             // build starts from scratch (and writes it whole).
             (true, Some(content)) => {
                 let each = vec![None; content.len()];
-                self.write_copying(content, each, Some(written.clone()), Vec::new)
+                self.write_copying(content, each, Some(written.clone()))
                     .err()
             }
             _ => None,
@@ -310,28 +310,38 @@ impl Scan {
         }
     }
 
-    /// Keeps what this build parsed and wrote, for the next one.
-    pub fn save(&self, site: &Site, out: &Path, files: &[OutputFile]) -> Result<(), String> {
-        // Each file as seen, and whether the cache holds what it gives (the same bytes).
-        let seen: HashMap<&[u8], (&Seen, bool)> = self
+    /// Begins the cache this build leaves with what each file that parsed gave, as the
+    /// look at the content found it: copied from the last cache where the file is the
+    /// same, encoded where it changed. That is all of the cache but its index, which waits
+    /// for the build's end, so it can be written while the pages render.
+    pub fn begin_save(&self) -> Saving {
+        let (content, each): (Vec<Seen>, Vec<Option<&Loaded>>) = self
             .content
             .iter()
-            .filter_map(|looked| {
-                let seen = looked.seen()?;
-                Some((
-                    path_key(&seen.path),
-                    (seen, matches!(looked, Looked::Same(_))),
-                ))
-            })
-            .collect();
-        let (content, each): (Vec<Seen>, Vec<(&Loaded, bool)>) = site
-            .files()
-            .iter()
-            .filter_map(|(path, loaded)| {
-                let (seen, same) = seen.get(path_key(path))?;
-                Some(((*seen).clone(), (loaded.as_ref().ok()?, *same)))
+            .filter_map(|looked| match looked {
+                Looked::Same(seen) => Some((seen.clone(), None)),
+                Looked::Changed(seen, Ok(loaded)) => Some((seen.clone(), Some(loaded))),
+                Looked::Changed(_, Err(_)) | Looked::Unreadable(_) => None,
             })
             .unzip();
+        let bodies = Bodies {
+            earlier: Some(&self.before),
+            each,
+        };
+        let file = cache::begin(&self.dir, &self.key, &content, bodies);
+        Saving { content, file }
+    }
+
+    /// Keeps what this build parsed and wrote, for the next one: the cache `saving` began
+    /// (begun now if `None`), with what was written.
+    pub fn save(
+        &self,
+        saving: Option<Saving>,
+        site: &Site,
+        out: &Path,
+        files: &[OutputFile],
+    ) -> Result<(), String> {
+        let Saving { content, file } = saving.unwrap_or_else(|| self.begin_save());
         let written = Written {
             key: self.render_key,
             manifest: output::manifest_hash(files),
@@ -343,14 +353,10 @@ impl Scan {
             files: files.len(),
             warnings: site.warnings().0,
         };
-        // If what the cache holds turns out damaged, every file is encoded.
-        let copied = each
-            .iter()
-            .map(|&(loaded, same)| (!same).then_some(loaded))
-            .collect();
-        self.write_copying(content, copied, Some(written), || {
-            each.iter().map(|&(loaded, _)| loaded).collect()
-        })
+        let mut index = Index::new(self.scanned, self.theme.clone(), content, Some(written));
+        // If the last cache turns out damaged, every file is encoded from the site.
+        let files = site.files();
+        self.finish(file, &mut index, |content| index_loaded(content, files))
     }
 
     /// How each of `files` (in the manifest's order) is left in `out`: looked at again only
@@ -401,25 +407,35 @@ impl Scan {
     }
 
     /// Writes the cache, copying what the last one holds for the files `each` gives no
-    /// parsed form; if that turns out damaged, with the parsed forms `instead` gives (in
-    /// order, for every file), or empty and with nothing written if it gives none.
-    fn write_copying<'a>(
-        &'a self,
+    /// parsed form.
+    fn write_copying(
+        &self,
         content: Vec<Seen>,
-        each: Vec<Option<&'a Loaded>>,
+        each: Vec<Option<&Loaded>>,
         written: Option<Written>,
-        instead: impl FnOnce() -> Vec<&'a Loaded>,
     ) -> Result<(), String> {
-        // One index for both tries: nothing of the archive's size is copied for the second.
-        let mut index = Index::new(self.scanned, self.theme.clone(), content, written);
-        let copied = Bodies {
+        let bodies = Bodies {
             earlier: Some(&self.before),
             each,
         };
-        let result = match cache::write(&self.dir, &self.key, &mut index, copied) {
-            Err(e) if e.kind() == io::ErrorKind::InvalidData => match instead() {
-                loaded if loaded.len() == index.content.len() => {
-                    cache::write(&self.dir, &self.key, &mut index, Bodies::encoded(loaded))
+        let file = cache::begin(&self.dir, &self.key, &content, bodies);
+        let mut index = Index::new(self.scanned, self.theme.clone(), content, written);
+        self.finish(file, &mut index, |_| None)
+    }
+
+    /// Finishes a cache begun with `index`'s content; if what the last cache held turns out
+    /// damaged, writes it again with the parsed forms `instead` gives for that content (in
+    /// order, for every file), or empty and with nothing written if it gives none.
+    fn finish<'a>(
+        &self,
+        file: io::Result<cache::Begun>,
+        index: &mut Index,
+        instead: impl FnOnce(&[Seen]) -> Option<Vec<&'a Loaded>>,
+    ) -> Result<(), String> {
+        let result = match file.and_then(|begun| begun.finish(index)) {
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => match instead(&index.content) {
+                Some(loaded) if loaded.len() == index.content.len() => {
+                    cache::write(&self.dir, &self.key, index, Bodies::encoded(loaded))
                 }
                 _ => return self.write(Vec::new(), Bodies::encoded(Vec::new()), None),
             },
@@ -435,6 +451,20 @@ impl Scan {
             self.dir.display()
         )
     }
+}
+
+/// The cache a build began: the content files it stores, and the file with what they gave.
+pub struct Saving {
+    content: Vec<Seen>,
+    file: io::Result<cache::Begun>,
+}
+
+/// What each file of `content` gave, as the site has it; `None` if one is missing.
+fn index_loaded<'a>(content: &[Seen], files: &'a Files) -> Option<Vec<&'a Loaded>> {
+    content
+        .iter()
+        .map(|seen| files.get(&seen.path)?.as_ref().ok())
+        .collect()
 }
 
 /// Files as seen, by path.
