@@ -109,7 +109,7 @@ fn run(
         })?),
         None => None,
     };
-    let scan = match (&output, &options.cache_dir, out_dir) {
+    let mut scan = match (&output, &options.cache_dir, out_dir) {
         (Some(output), Some(dir), Some(out)) => Scan::new(options, dir, &resolved(out), output),
         _ => None,
     };
@@ -123,13 +123,11 @@ fn run(
         }
         (_, _, output) => output,
     };
-    let (mut site, changed) = match (&start_from, &scan) {
-        (StartFrom::Written(changed), Some(scan)) => match scan.written_site(options) {
-            Some(site) => (site, Some(changed.as_slice())),
-            None => (scan.fresh_site(options)?, None),
-        },
-        (_, Some(scan)) => (scan.fresh_site(options)?, None),
-        (_, None) => (Site::load(options).map_err(Error::Invalid)?, None),
+    let written_site = scan.as_mut().and_then(Scan::take_written_site);
+    let (mut site, changed) = match (&start_from, &scan, written_site) {
+        (StartFrom::Written(changed), Some(_), Some(site)) => (site, Some(changed.as_slice())),
+        (_, Some(scan), _) => (scan.fresh_site(options)?, None),
+        (_, None, _) => (Site::load(options).map_err(Error::Invalid)?, None),
     };
     // Compares with the disk and stages a file if it changed: `false` when unchanged.
     let stage = |path: &str, bytes: &[u8]| match &output {

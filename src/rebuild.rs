@@ -45,6 +45,9 @@ pub struct Scan {
     output_known: bool,
     /// The files the output's manifest lists (the last build's), in order.
     written_paths: Vec<String>,
+    /// The site the last output shows, when there are changes to update it with: put
+    /// together while the output was looked at.
+    written_site: Option<Site>,
 }
 
 /// Content files as a build read them, by path (`None`: gone).
@@ -166,11 +169,22 @@ impl Scan {
         });
         // The output holds what the last build left: its manifest, and every file as it was
         // (a file edited or deleted by hand, and the build starts from scratch).
-        let output_known = before.index.written.as_ref().is_some_and(|written| {
-            written.key == render_key
-                && output.manifest_hash() == Some(written.manifest)
-                && output::look_at(out, &written_paths) == written.left
-        });
+        // With changes to update it with, the site the last output shows is put together
+        // while the output is looked at (each mostly keeps one core busy): it is needed
+        // unless the output was changed by hand.
+        let updating = changed.as_ref().is_some_and(|changed| !changed.is_empty());
+        let (output_known, written_site) = match before.index.written.as_ref() {
+            Some(written)
+                if written.key == render_key
+                    && output.manifest_hash() == Some(written.manifest) =>
+            {
+                rayon::join(
+                    || output::look_at(out, &written_paths) == written.left,
+                    || updating.then(|| written_site(&before, options)).flatten(),
+                )
+            }
+            _ => (false, None),
+        };
         Some(Scan {
             dir: dir.to_path_buf(),
             key,
@@ -182,6 +196,7 @@ impl Scan {
             changed,
             output_known,
             written_paths,
+            written_site: written_site.filter(|_| output_known),
         })
     }
 
@@ -201,19 +216,10 @@ impl Scan {
     }
 
     /// The site as the cache holds it, before the changes: what the last build's output
-    /// shows. `None` if it does not load (then the build starts from scratch).
-    pub fn written_site(&self, options: &Options) -> Option<Site> {
-        let plan = self.before.index.written.as_ref()?.plan;
-        let loaded = self.before.loaded()?;
-        let files: Files = self
-            .before
-            .index
-            .content
-            .iter()
-            .zip(loaded)
-            .map(|(seen, loaded)| (seen.path.clone(), Ok(loaded)))
-            .collect();
-        Site::load_unplanned(options, || Ok(files), plan).ok()
+    /// shows, if there are changes to update it with. `None` if it does not load (then the
+    /// build starts from scratch).
+    pub fn take_written_site(&mut self) -> Option<Site> {
+        self.written_site.take()
     }
 
     /// The site of the files as they are now, parsing only those that changed.
@@ -451,6 +457,20 @@ impl Scan {
             self.dir.display()
         )
     }
+}
+
+/// The site as `cache` holds it, without its plan: what the last build's output shows.
+fn written_site(cache: &Cache, options: &Options) -> Option<Site> {
+    let plan = cache.index.written.as_ref()?.plan;
+    let loaded = cache.loaded()?;
+    let files: Files = cache
+        .index
+        .content
+        .iter()
+        .zip(loaded)
+        .map(|(seen, loaded)| (seen.path.clone(), Ok(loaded)))
+        .collect();
+    Site::load_unplanned(options, || Ok(files), plan).ok()
 }
 
 /// The cache a build began: the content files it stores, and the file with what they gave.
