@@ -480,32 +480,21 @@ pub fn write(dir: &Path, key: &Hash, index: &mut Index, bodies: Bodies<'_>) -> i
 /// the index says what the build wrote, which is known only at its end, and the rest can
 /// be written before. Removed if dropped unfinished.
 pub struct Begun {
-    dir: PathBuf,
-    temporary: PathBuf,
-    out: Option<File>,
+    aside: Aside,
+    out: File,
     preamble: [u8; PREAMBLE],
     /// How many content files it stores, and the length and hash of what they gave.
     entries: usize,
     stored: (u64, Hash),
-    /// Renamed in place: no longer ours to remove.
-    finished: bool,
 }
 
 /// Begins the cache file of `dir` ([made](make_dir) if missing) with what each file of
 /// `content` gave (`bodies`, in its order).
 pub fn begin(dir: &Path, key: &Hash, content: &[Seen], bodies: Bodies<'_>) -> io::Result<Begun> {
-    make_dir(dir)?;
-    let mut begun = Begun {
-        dir: dir.to_path_buf(),
-        temporary: dir.join(format!("{FILE}.{}.tmp", std::process::id())),
-        out: None,
-        preamble: preamble(key),
-        entries: content.len(),
-        stored: (0, [0; 32]),
-        finished: false,
-    };
-    let mut out = File::create(&begun.temporary)?;
-    out.write_all(&begun.preamble)?;
+    let aside = Aside::new(dir, FILE)?;
+    let preamble = preamble(key);
+    let mut out = File::create(&aside.temporary)?;
+    out.write_all(&preamble)?;
     // Hashed under the buffer: the hash sees large blocks, not one entry at a time.
     let hashing = Hashing {
         inner: out,
@@ -550,40 +539,111 @@ pub fn begin(dir: &Path, key: &Hash, content: &[Seen], bodies: Bodies<'_>) -> io
     } = stored
         .into_inner()
         .map_err(io::IntoInnerError::into_error)?;
-    begun.stored = (written, *hasher.finalize().as_bytes());
-    begun.out = Some(inner);
-    Ok(begun)
+    Ok(Begun {
+        aside,
+        out: inner,
+        preamble,
+        entries: content.len(),
+        stored: (written, *hasher.finalize().as_bytes()),
+    })
 }
 
 impl Begun {
     /// Writes `index` (of the content it was begun with) after what the files gave, then
     /// renames the file over the old one: a reader finds the old cache or the new, whole.
-    pub fn finish(mut self, index: &mut Index) -> io::Result<()> {
-        let mut out = self
-            .out
-            .take()
-            .ok_or_else(|| io::Error::other("the cache was not begun"))?;
-        if index.content.len() != self.entries {
+    pub fn finish(self, index: &mut Index) -> io::Result<()> {
+        let Begun {
+            aside,
+            mut out,
+            preamble,
+            entries,
+            stored,
+        } = self;
+        if index.content.len() != entries {
             return Err(io::Error::other("the cache's index and content differ"));
         }
-        index.stored = self.stored;
+        index.stored = stored;
         let bytes = encode(&*index)?;
         // Not synced to the disk: a cache torn by a crash fails its checksum and is ignored.
         out.write_all(&bytes)?;
-        out.write_all(&trailer(&self.preamble, &bytes))?;
+        out.write_all(&trailer(&preamble, &bytes))?;
         drop(out);
-        fs::rename(&self.temporary, self.dir.join(FILE))?;
-        self.finished = true;
+        aside.keep()
+    }
+}
+
+/// A file of the cache folder being written aside (`<name>.<pid>.tmp`), renamed over
+/// `name` once whole, so that a reader finds the old file or the new; removed if dropped
+/// before.
+struct Aside {
+    temporary: PathBuf,
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Aside {
+    /// Makes the cache folder `dir` if missing, and clears what builds killed while
+    /// writing left in it.
+    fn new(dir: &Path, name: &str) -> io::Result<Aside> {
+        make_dir(dir)?;
+        clear_killed(dir);
+        Ok(Aside {
+            temporary: dir.join(format!("{name}.{}.tmp", std::process::id())),
+            path: dir.join(name),
+            kept: false,
+        })
+    }
+
+    fn keep(mut self) -> io::Result<()> {
+        fs::rename(&self.temporary, &self.path)?;
+        self.kept = true;
         Ok(())
     }
 }
 
-impl Drop for Begun {
+impl Drop for Aside {
     fn drop(&mut self) {
-        if !self.finished {
+        if !self.kept {
             let _ = fs::remove_file(&self.temporary);
         }
     }
+}
+
+/// Removes the files written aside in the cache folder `dir` by processes that no longer
+/// run (killed while writing: a cache is some 150 MB at 100,000 incidents). Those of a
+/// running process, another build's, are its own.
+fn clear_killed(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(aside_pid) else {
+            continue;
+        };
+        if pid != std::process::id() && !running(pid) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process that writes or wrote a file aside, from its name (`<name>.<pid>.tmp`).
+fn aside_pid(name: &str) -> Option<u32> {
+    let (_, pid) = name.strip_suffix(".tmp")?.rsplit_once('.')?;
+    (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether process `pid` runs (or may: one that cannot be asked counts as running).
+fn running(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    rustix::process::test_kill_process(pid) != Err(rustix::io::Errno::SRCH)
 }
 
 /// Writes the file `name` of the cache folder `dir` ([made](make_dir) if missing) through
@@ -593,13 +653,9 @@ pub fn write_aside(
     name: &str,
     write: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
-    make_dir(dir)?;
-    let temporary = dir.join(format!("{name}.{}.tmp", std::process::id()));
-    let result = write(&temporary).and_then(|()| fs::rename(&temporary, dir.join(name)));
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    result
+    let aside = Aside::new(dir, name)?;
+    write(&aside.temporary)?;
+    aside.keep()
 }
 
 /// The cache folder of the site at `root`, unless told otherwise.
@@ -718,6 +774,35 @@ impl<T> Looked<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_left_aside_by_a_process_that_is_gone_are_cleared_and_no_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        let running = std::os::unix::process::parent_id();
+        let names = [
+            format!("{FILE}.{gone}.tmp"),
+            format!("{FILE}.{running}.tmp"),
+            format!("{FILE}.tmp"),
+            format!("{FILE}.{gone}x.tmp"),
+            "notes.tmp".to_string(),
+        ];
+        for name in &names {
+            fs::write(dir.path().join(name), "x").unwrap();
+        }
+        write_aside(dir.path(), "state", |path| fs::write(path, "new")).unwrap();
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let mut expected: Vec<String> = names[1..].to_vec();
+        expected.extend(["CACHEDIR.TAG".to_string(), "state".to_string()]);
+        expected.sort();
+        assert_eq!(left, expected);
+    }
 
     fn stamp(mtime: i64) -> Stamp {
         Stamp {
