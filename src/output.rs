@@ -20,6 +20,7 @@ use std::fs::{self, File};
 use std::io::{self, Read as _};
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::HashSet;
 use rayon::prelude::*;
@@ -74,6 +75,10 @@ pub enum Error {
         "the site file `{0}` cannot be written: it would leave the output folder, take the manifest's name or hold a line break"
     )]
     BadPath(String),
+    #[error(
+        "a file was made that the site does not list (a bug of outages): the output is as it was; please report it"
+    )]
+    Unlisted,
 }
 
 /// An I/O error, with what was being done and to which path.
@@ -648,6 +653,8 @@ fn carry(from: &Path, to: &Path, kind: &Kind) -> Result<(), Error> {
 pub struct Output {
     out: PathBuf,
     old: Old,
+    /// How many files were staged.
+    staged: AtomicUsize,
     leftovers: Vec<Leftover>,
     // Dropped before the lock: the staging folder goes while no other build can look.
     staging: Staging,
@@ -689,6 +696,7 @@ impl Output {
         Ok(Output {
             out: out.to_path_buf(),
             old: Old::read(out)?,
+            staged: AtomicUsize::new(0),
             leftovers,
             staging,
             _lock: lock,
@@ -747,6 +755,7 @@ impl Output {
     /// making its folders on the way: putting the tree together then moves none of them.
     pub fn stage(&self, site_path: &str, bytes: &[u8]) -> Result<(), Error> {
         let path = self.staging.path().join(TREE).join(site_file(site_path)?);
+        self.staged.fetch_add(1, Ordering::Relaxed);
         match fs::write(&path, bytes) {
             // The first file of its folder.
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -764,6 +773,10 @@ impl Output {
     /// entries and dropping ours that the site no longer has. Touches nothing when nothing
     /// changed.
     pub fn commit(self, files: &[OutputFile]) -> Result<(WriteStats, Vec<Leftover>), Error> {
+        // A staged file that `files` does not list would be published as one of the user's.
+        if self.staged.load(Ordering::Relaxed) != files.iter().filter(|f| f.staged).count() {
+            return Err(Error::Unlisted);
+        }
         let paths = files
             .iter()
             .map(|file| site_file(&file.path))
@@ -1307,6 +1320,21 @@ mod tests {
             "mine"
         );
         assert!(!out.join("old.html").exists());
+    }
+
+    #[test]
+    fn a_staged_file_the_site_does_not_list_stops_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let output = open(&out);
+        output.stage("a/index.html", b"a").unwrap();
+        output.stage("b/index.html", b"b").unwrap();
+        let files = [OutputFile {
+            path: "a/index.html".into(),
+            staged: true,
+        }];
+        assert!(matches!(output.commit(&files), Err(Error::Unlisted)));
+        assert!(!out.exists(), "nothing put in place");
     }
 
     #[test]

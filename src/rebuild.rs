@@ -361,8 +361,8 @@ impl Scan {
         };
         let mut index = Index::new(self.scanned, self.theme.clone(), content, Some(written));
         // If the last cache turns out damaged, every file is encoded from the site.
-        let files = site.files();
-        self.finish(file, &mut index, |content| index_loaded(content, files))
+        let parsed = site.files();
+        self.finish(file, &mut index, |content| index_loaded(content, parsed))
     }
 
     /// How each of `files` (in the manifest's order) is left in `out`: looked at again only
