@@ -190,6 +190,12 @@ def main():
         provider.select_by_value("Edgewise CDN")
         wait.until(lambda d: "provider=Edgewise+CDN" in d.current_url)
         wait.until(lambda d: d.find_element(By.ID, "search-status").text.split()[0] == str(expected))
+        # The count comes first, the rows as their fragments load (in CI the check once
+        # read none of the 3): wait for them.
+        try:
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#search-results > li")) == min(expected, 20))
+        except TimeoutException:
+            pass
         _, narrowed = results()
         names = {r.find_element(By.CSS_SELECTOR, ".row-provider").text for r in narrowed}
         if not 0 < expected < total or names != {"Edgewise CDN"}:
