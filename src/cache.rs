@@ -630,9 +630,10 @@ fn clear_killed(dir: &Path) {
 /// The process that writes or wrote a file aside, from its name (`<name>.<pid>.tmp`).
 fn aside_pid(name: &str) -> Option<u32> {
     let (_, pid) = name.strip_suffix(".tmp")?.rsplit_once('.')?;
-    (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| pid.parse().ok())
-        .flatten()
+    // Digits only (`parse` would take a `+`).
+    pid.bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| pid.parse().ok())?
 }
 
 /// Whether process `pid` runs (or may: one that cannot be asked counts as running).

@@ -990,22 +990,18 @@ fn replay(out: &Path, staging: &Path, journal: &str) -> Result<(), Error> {
     for line in lines {
         // Paths last: a static file's name may hold a tab. A file to put in place waits
         // under the name `w` gives, or at its own place in the staging tree (`t`).
-        let (path, name) = match line.split_once('\t') {
+        let (path, from) = match line.split_once('\t') {
             Some(("w", rest)) => match rest.split_once('\t') {
-                Some((name, path)) => (path, Some(Some(name))),
+                Some((name, path)) => (path, Some(staging.join(name))),
                 None => continue,
             },
-            Some(("t", path)) => (path, Some(None)),
+            Some(("t", path)) => (path, Some(staging.join(TREE).join(path))),
             Some(("d", path)) => (path, None),
             _ => continue,
         };
         let Some(relative) = site_relative(path).filter(|p| plain_way(out, p, folder.0)) else {
             continue;
         };
-        let from = name.map(|name| match name {
-            Some(name) => staging.join(name),
-            None => staging.join(TREE).join(relative),
-        });
         let target = out.join(relative);
         match from {
             Some(from) if fs::symlink_metadata(&from).is_ok() => {
@@ -1054,7 +1050,11 @@ impl Assemble<'_> {
         for dirs in levels.values() {
             dirs.par_iter().try_for_each(|dir| {
                 let path = tree.join(dir);
-                fs::create_dir_all(&path).map_err(io_at("create", &path))
+                match fs::create_dir(&path) {
+                    // Made already for a changed file in it.
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+                    made => made.map_err(io_at("create", &path)),
+                }
             })?;
         }
         files

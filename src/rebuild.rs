@@ -292,9 +292,14 @@ impl Scan {
             // If what the files gave is damaged, an empty cache in its place: the next
             // build starts from scratch (and writes it whole).
             (true, Some(content)) => {
-                let each = vec![None; content.len()];
-                self.write_copying(content, each, Some(written.clone()))
-                    .err()
+                let file = cache::begin(&self.dir, &self.key, &content, Bodies::same(&self.before));
+                let mut index = Index::new(
+                    self.scanned,
+                    self.theme.clone(),
+                    content,
+                    Some(written.clone()),
+                );
+                self.finish(file, &mut index, |_| None).err()
             }
             _ => None,
         };
@@ -410,23 +415,6 @@ impl Scan {
     ) -> Result<(), String> {
         let mut index = Index::new(self.scanned, self.theme.clone(), content, written);
         cache::write(&self.dir, &self.key, &mut index, bodies).map_err(|e| self.failed(e))
-    }
-
-    /// Writes the cache, copying what the last one holds for the files `each` gives no
-    /// parsed form.
-    fn write_copying(
-        &self,
-        content: Vec<Seen>,
-        each: Vec<Option<&Loaded>>,
-        written: Option<Written>,
-    ) -> Result<(), String> {
-        let bodies = Bodies {
-            earlier: Some(&self.before),
-            each,
-        };
-        let file = cache::begin(&self.dir, &self.key, &content, bodies);
-        let mut index = Index::new(self.scanned, self.theme.clone(), content, written);
-        self.finish(file, &mut index, |_| None)
     }
 
     /// Finishes a cache begun with `index`'s content; if what the last cache held turns out
