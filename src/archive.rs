@@ -2,9 +2,10 @@
 //! provider's statistics. Built once per build; pages read it, never the files.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
-use std::sync::Arc;
+use foldhash::HashSet;
 
 use crate::content::Content;
 use crate::insight::{self, Period};
@@ -50,7 +51,7 @@ index_type!(IncidentIx, "an incident");
 index_type!(ProviderIx, "a provider");
 
 /// Everything a site shows, in the order it shows it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Archive {
     /// Newest first; ties broken by provider and slug so the order never depends on threads.
     pub incidents: Vec<Arc<Incident>>,
@@ -78,7 +79,7 @@ pub struct Day {
     pub providers: usize,
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Provider {
     pub slug: Slug,
     pub name: String,
@@ -93,7 +94,7 @@ pub struct Provider {
 }
 
 /// A component of a provider, as its incidents name it.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Component {
     pub slug: Slug,
     /// The first name seen (oldest incident first) among those with this slug.
@@ -105,7 +106,7 @@ pub struct Component {
 
 /// The record of a provider or a component (SPEC §6). Maintenance counts apart and adds no
 /// downtime.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Stats {
     pub all_time: Period,
     pub last_12_months: Period,
@@ -125,13 +126,7 @@ impl Archive {
     pub fn assemble(content: Content) -> Archive {
         use rayon::prelude::*;
         let mut incidents = content.incidents;
-        incidents.par_sort_by(|a, b| {
-            b.started
-                .cmp(&a.started)
-                .then_with(|| a.provider.cmp(&b.provider))
-                .then_with(|| a.slug.cmp(&b.slug))
-                .then_with(|| a.file.cmp(&b.file))
-        });
+        incidents.par_sort_by(|a, b| newest_first(a, b));
         let through = incidents.par_iter().map(|i| insight::end(i)).max();
         let updated = incidents.par_iter().map(|i| i.updated()).collect();
         let mut infos: BTreeMap<Slug, ProviderInfo> = content.providers.into_iter().collect();
@@ -157,35 +152,9 @@ impl Archive {
             .collect();
         let providers: Vec<Provider> = members
             .into_par_iter()
-            .map(|(slug, list, info)| {
-                let name = info
-                    .name
-                    .clone()
-                    .or_else(|| {
-                        list.iter()
-                            .find_map(|&i| incidents[i].provider_name.clone())
-                    })
-                    .unwrap_or_else(|| slug.to_string());
-                let mut years: Vec<i32> =
-                    list.iter().map(|&i| incidents[i].started.year()).collect();
-                years.dedup();
-                Provider {
-                    stats: Stats::of(&incidents, &list, through, true),
-                    components: components(&incidents, &list, through),
-                    slug,
-                    name,
-                    info,
-                    incidents: list,
-                    years,
-                }
-            })
+            .map(|(slug, list, info)| Provider::of(&incidents, slug, list, info, through))
             .collect();
-        let mut places = vec![(ProviderIx(0), 0); incidents.len()];
-        for (p, provider) in ProviderIx::all(providers.len()).zip(&providers) {
-            for (position, &i) in provider.incidents.iter().enumerate() {
-                places[i.0] = (p, position);
-            }
-        }
+        let places = places(&providers, incidents.len());
         let days = days(&incidents);
         Archive {
             incidents,
@@ -197,11 +166,107 @@ impl Archive {
         }
     }
 
-    pub fn provider(&self, slug: &Slug) -> Option<&Provider> {
+    /// The archive [`Archive::assemble`] makes of this one's incidents with those of
+    /// `gone` (the same `Arc`s) taken out and `added` put in, made from this one: a
+    /// provider the change does not touch keeps its numbers, only moved to the new
+    /// positions, unless the archive's latest update moved. After an edit, this is a small
+    /// part of assembling the archive again. `None` when a provider would appear, or lose
+    /// its last incident (it may have a file of its own): then assemble the archive.
+    pub fn amend(&self, gone: &[Arc<Incident>], mut added: Vec<Arc<Incident>>) -> Option<Archive> {
+        use rayon::prelude::*;
+        let gone: HashSet<*const Incident> = gone.iter().map(Arc::as_ptr).collect();
+        added.sort_by(|a, b| newest_first(a, b));
+        let owners_added: Vec<ProviderIx> = added
+            .iter()
+            .map(|incident| self.provider_ix(&incident.provider))
+            .collect::<Option<_>>()?;
+        let mut touched = vec![false; self.providers.len()];
+        for &p in &owners_added {
+            touched[p.0] = true;
+        }
+        // The incidents kept, in their order, with those added merged in theirs; `moved`
+        // says where each kept one went.
+        let len = self.incidents.len() + added.len();
+        let (mut incidents, mut owners, mut updated) = (
+            Vec::with_capacity(len),
+            Vec::with_capacity(len),
+            Vec::with_capacity(len),
+        );
+        let mut moved = vec![None; self.incidents.len()];
+        let mut added = added.into_iter().zip(owners_added).peekable();
+        for (old, incident) in self.incidents() {
+            let owner = self.places[old.0].0;
+            if gone.contains(&Arc::as_ptr(incident)) {
+                touched[owner.0] = true;
+                continue;
+            }
+            while let Some((new, p)) = added.next_if(|(new, _)| newest_first(new, incident).is_lt())
+            {
+                updated.push(new.updated());
+                owners.push(p);
+                incidents.push(new);
+            }
+            moved[old.0] = Some(IncidentIx(incidents.len()));
+            updated.push(self.updated[old.0]);
+            owners.push(owner);
+            incidents.push(Arc::clone(incident));
+        }
+        for (new, p) in added {
+            updated.push(new.updated());
+            owners.push(p);
+            incidents.push(new);
+        }
+        let through = incidents.par_iter().map(|i| insight::end(i)).max();
+        if through != self.through {
+            touched.fill(true);
+        }
+        let mut lists = vec![Vec::new(); self.providers.len()];
+        for (index, owner) in IncidentIx::all(incidents.len()).zip(&owners) {
+            lists[owner.0].push(index);
+        }
+        if lists
+            .iter()
+            .zip(&self.providers)
+            .any(|(list, old)| list.is_empty() && !old.incidents.is_empty())
+        {
+            return None;
+        }
+        let to = |i: IncidentIx| moved[i.0];
+        let providers: Vec<Provider> = self
+            .providers
+            .par_iter()
+            .zip(lists)
+            .zip(touched)
+            .map(|((old, list), touched)| match touched {
+                true => Some(Provider::of(
+                    &incidents,
+                    old.slug.clone(),
+                    list,
+                    old.info.clone(),
+                    through,
+                )),
+                false => old.moved(&to, list),
+            })
+            .collect::<Option<_>>()?;
+        Some(Archive {
+            places: places(&providers, incidents.len()),
+            days: days(&incidents),
+            incidents,
+            providers,
+            updated,
+            through,
+        })
+    }
+
+    fn provider_ix(&self, slug: &Slug) -> Option<ProviderIx> {
         self.providers
             .binary_search_by(|p| p.slug.cmp(slug))
             .ok()
-            .map(|i| &self.providers[i])
+            .map(ProviderIx)
+    }
+
+    pub fn provider(&self, slug: &Slug) -> Option<&Provider> {
+        self.provider_ix(slug).map(|p| &self.providers[p])
     }
 
     /// Every incident with its position.
@@ -235,6 +300,88 @@ impl Archive {
         let list = &self.providers[provider].incidents;
         let newer = position.checked_sub(1).and_then(|p| list.get(p)).copied();
         (newer, list.get(position + 1).copied())
+    }
+}
+
+/// The archive's order: newest first; ties broken by provider, slug and file, so the order
+/// never depends on threads.
+fn newest_first(a: &Incident, b: &Incident) -> std::cmp::Ordering {
+    b.started
+        .cmp(&a.started)
+        .then_with(|| a.provider.cmp(&b.provider))
+        .then_with(|| a.slug.cmp(&b.slug))
+        .then_with(|| a.file.cmp(&b.file))
+}
+
+/// By incident: its provider, and its position in the provider's list.
+fn places(providers: &[Provider], len: usize) -> Vec<(ProviderIx, usize)> {
+    let mut places = vec![(ProviderIx(0), 0); len];
+    for (p, provider) in ProviderIx::all(providers.len()).zip(providers) {
+        for (position, &i) in provider.incidents.iter().enumerate() {
+            places[i.0] = (p, position);
+        }
+    }
+    places
+}
+
+impl Provider {
+    /// The provider `slug` with its incidents `list` (newest first), counted up to `through`.
+    fn of(
+        incidents: &[Arc<Incident>],
+        slug: Slug,
+        list: Vec<IncidentIx>,
+        info: ProviderInfo,
+        through: Option<Timestamp>,
+    ) -> Provider {
+        let name = info
+            .name
+            .clone()
+            .or_else(|| {
+                list.iter()
+                    .find_map(|&i| incidents[i].provider_name.clone())
+            })
+            .unwrap_or_else(|| slug.to_string());
+        let mut years: Vec<i32> = list.iter().map(|&i| incidents[i].started.year()).collect();
+        years.dedup();
+        Provider {
+            stats: Stats::of(incidents, &list, through, true),
+            components: components(incidents, &list, through),
+            slug,
+            name,
+            info,
+            incidents: list,
+            years,
+        }
+    }
+
+    /// This provider with the same incidents, now at the positions `to` gives and listed in
+    /// `list`; `None` if one has no position.
+    fn moved(
+        &self,
+        to: &(impl Fn(IncidentIx) -> Option<IncidentIx> + Sync),
+        list: Vec<IncidentIx>,
+    ) -> Option<Provider> {
+        let components = self
+            .components
+            .iter()
+            .map(|c| {
+                Some(Component {
+                    slug: c.slug.clone(),
+                    name: c.name.clone(),
+                    incidents: c.incidents.iter().map(|&i| to(i)).collect::<Option<_>>()?,
+                    stats: c.stats.moved(to)?,
+                })
+            })
+            .collect::<Option<_>>()?;
+        Some(Provider {
+            slug: self.slug.clone(),
+            name: self.name.clone(),
+            info: self.info.clone(),
+            incidents: list,
+            stats: self.stats.moved(to)?,
+            years: self.years.clone(),
+            components,
+        })
     }
 }
 
@@ -323,6 +470,19 @@ fn components(
 }
 
 impl Stats {
+    /// These numbers, with the incidents they name at the positions `to` gives.
+    fn moved(&self, to: &impl Fn(IncidentIx) -> Option<IncidentIx>) -> Option<Stats> {
+        let at = |index: Option<IncidentIx>| match index {
+            Some(i) => to(i).map(Some),
+            None => Some(None),
+        };
+        Some(Stats {
+            longest: at(self.longest)?,
+            last: at(self.last)?,
+            ..self.clone()
+        })
+    }
+
     /// The record of `list` (newest first) up to `through`; with `months`, month by month
     /// too.
     fn of(
@@ -388,6 +548,125 @@ impl Stats {
                 .count(),
             longest,
             last: list.iter().find(outage).copied(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Impact;
+
+    /// An incident of provider `p{provider}` from file `n`: day, hour, hours long (or
+    /// ongoing), impact, components (bits) and slug.
+    type Spec = (usize, u32, u32, Option<u32>, usize, u8, u8);
+
+    fn incident(
+        file: usize,
+        (provider, day, hour, hours, impact, parts, slug): Spec,
+    ) -> Arc<Incident> {
+        let started = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap()
+            + chrono::TimeDelta::days(day.into())
+            + chrono::TimeDelta::hours(hour.into());
+        let names = ["API", "Web", "Database"];
+        Arc::new(Incident {
+            file: format!("content/p{provider}/{file}.md").into(),
+            title: format!("incident {file}"),
+            provider: Slug::parse(&format!("p{provider}")).unwrap(),
+            provider_name: file.is_multiple_of(3).then(|| format!("Provider {file}")),
+            slug: Slug::parse(&format!("s{slug}")).unwrap(),
+            started,
+            resolved: hours.map(|h| started + chrono::TimeDelta::hours(h.into())),
+            impact: Impact::ALL[impact],
+            level: None,
+            components: (0..3)
+                .filter(|bit| parts & (1 << bit) != 0)
+                .map(|bit| names[bit].to_string())
+                .collect(),
+            unnamed_components: 0,
+            regions: vec![],
+            id: None,
+            id_at: None,
+            official_url: None,
+            aliases: vec![],
+            draft: false,
+            source: None,
+            extra: None,
+            summary: String::new(),
+            updates: vec![],
+            attribution: None,
+            warnings: vec![],
+        })
+    }
+
+    fn spec() -> impl proptest::strategy::Strategy<Value = Spec> {
+        (
+            0usize..4,
+            0u32..800,
+            0u32..24,
+            proptest::option::weighted(0.9, 0u32..200),
+            0usize..Impact::ALL.len(),
+            0u8..8,
+            0u8..6,
+        )
+    }
+
+    fn assembled(incidents: &[Arc<Incident>], described: &[bool]) -> Archive {
+        let providers = (0..4)
+            .filter(|&p| described[p])
+            .map(|p| {
+                (
+                    Slug::parse(&format!("p{p}")).unwrap(),
+                    ProviderInfo::default(),
+                )
+            })
+            .collect();
+        Archive::assemble(Content {
+            incidents: incidents.to_vec(),
+            providers,
+        })
+    }
+
+    proptest::proptest! {
+        /// Amending an archive gives what assembling the changed files does, and declines
+        /// only when its providers would change.
+        #[test]
+        fn an_amended_archive_is_the_assembled_one(
+            before in proptest::collection::vec(spec(), 0..40),
+            described in proptest::collection::vec(proptest::bool::ANY, 4),
+            changes in proptest::collection::vec(proptest::option::of(spec()), 0..40),
+            added in proptest::collection::vec(spec(), 0..4),
+        ) {
+            let old: Vec<Arc<Incident>> =
+                before.iter().enumerate().map(|(n, &s)| incident(n, s)).collect();
+            let archive = assembled(&old, &described);
+            // Each file kept, deleted (`None`) or edited, then new files.
+            let mut gone = Vec::new();
+            let mut now = Vec::new();
+            let mut new = Vec::new();
+            for (n, incident) in old.iter().enumerate() {
+                match changes.get(n) {
+                    Some(Some(spec)) if n.is_multiple_of(2) => {
+                        gone.push(Arc::clone(incident));
+                        new.push(self::incident(n, *spec));
+                    }
+                    Some(None) => gone.push(Arc::clone(incident)),
+                    _ => now.push(Arc::clone(incident)),
+                }
+            }
+            new.extend(added.iter().enumerate().map(|(n, &s)| incident(before.len() + n, s)));
+            now.extend(new.iter().cloned());
+            let expected = assembled(&now, &described);
+            let slugs = |a: &Archive| a.providers.iter().map(|p| p.slug.clone()).collect::<Vec<_>>();
+            let emptied = archive.providers.iter().any(|p| {
+                !p.incidents.is_empty()
+                    && expected.provider(&p.slug).is_none_or(|q| q.incidents.is_empty())
+            });
+            let amended = archive.amend(&gone, new);
+            proptest::prop_assert_eq!(amended.is_some(), slugs(&archive) == slugs(&expected) && !emptied);
+            if let Some(amended) = amended {
+                proptest::prop_assert_eq!(amended, expected);
+            }
         }
     }
 }

@@ -85,7 +85,7 @@ pub struct Site {
     /// fingerprint. An update makes it only if the new plan's differs.
     unplanned: Option<Hash>,
     /// Changes read since the last successful update, not yet in the pages.
-    pending_content: bool,
+    pending_content: Pending,
     pending_templates: bool,
     pending_static: bool,
     pending_config: bool,
@@ -179,7 +179,7 @@ impl Site {
             views,
             pages,
             unplanned,
-            pending_content: false,
+            pending_content: Pending::default(),
             pending_templates: false,
             pending_static: false,
             pending_config: false,
@@ -227,12 +227,8 @@ impl Site {
         each: impl Fn(&Page, Vec<u8>) -> T + Sync,
     ) -> Result<Update<T>, Diagnostics> {
         for (path, loaded) in files {
-            match loaded {
-                Some(loaded) => self.files.insert(path, loaded),
-                None => self.files.remove(&path),
-            };
+            self.set_file(path, loaded);
         }
-        self.pending_content = true;
         self.update_with(&[], each)
     }
 
@@ -254,13 +250,10 @@ impl Site {
             self.make_plan()?;
             return self.reload_all(each);
         }
-        let reread = if touches(CONTENT_DIR) {
+        if touches(CONTENT_DIR) {
             self.reread_content(&relative)
-                .map_err(Diagnostics::sorted)?
-        } else {
-            0
-        };
-        self.pending_content |= reread > 0;
+                .map_err(Diagnostics::sorted)?;
+        }
         self.pending_templates |= touches(TEMPLATES_DIR);
         self.pending_static |= touches(STATIC_DIR);
 
@@ -274,14 +267,9 @@ impl Site {
             None
         };
         let theme_ref = theme.as_ref().unwrap_or(&self.theme);
-        let new_archive = match self.pending_content {
-            true => Some(assemble(
-                &self.files,
-                self.options.drafts,
-                &self.config,
-                theme_ref,
-            )?),
-            false => None,
+        let new_archive = match self.pending_content.paths.is_empty() {
+            false => Some(self.assemble_pending(theme_ref)?),
+            true => None,
         };
         // The plan is made again from what changed, and kept only if it differs: whatever a
         // page's path depends on, a changed path is seen. Made beside the views.
@@ -322,9 +310,9 @@ impl Site {
             .as_ref()
             .map_or((&self.archive, &self.views), |(a, v)| (a, v));
         let pages = new_pages.as_deref().unwrap_or(&self.pages);
-        let content_dirty = match self.pending_content {
-            true => Dirty::of_content(&self.archive, archive, &self.views, views),
-            false => Dirty::default(),
+        let content_dirty = match self.pending_content.paths.is_empty() {
+            false => Dirty::of_content(&self.archive, archive, &self.views, views),
+            true => Dirty::default(),
         };
         // A renamed asset (its hash changed) is linked from every page.
         let assets_renamed = theme
@@ -384,12 +372,63 @@ impl Site {
         if let Some(pages) = new_pages {
             self.pages = pages;
         }
-        (
-            self.pending_content,
-            self.pending_templates,
-            self.pending_static,
-        ) = (false, false, false);
+        self.pending_content = Pending::default();
+        (self.pending_templates, self.pending_static) = (false, false);
         Ok(Update { rendered, removed })
+    }
+
+    /// Sets what a content file gives (`None`: it is gone), remembering what it gave.
+    fn set_file(&mut self, path: PathBuf, loaded: Option<Result<Loaded, Vec<Diagnostic>>>) {
+        let before = match loaded {
+            Some(loaded) => self.files.insert(path.clone(), loaded),
+            None => self.files.remove(&path),
+        };
+        if let Some(Ok(Loaded::Incident(incident))) = before {
+            self.pending_content.replaced.push(incident);
+        }
+        self.pending_content.paths.insert(path);
+    }
+
+    /// The archive of the files with what is pending: amended from the last one when
+    /// that can be, else assembled anew (which also says what is wrong).
+    fn assemble_pending(&self, theme: &Theme) -> Result<Archive, Diagnostics> {
+        match self.amended() {
+            Some(archive) => Ok(archive),
+            None => assemble(&self.files, self.options.drafts, &self.config, theme),
+        }
+    }
+
+    /// The last archive with the pending files in, when each is an incident that parsed
+    /// (or is gone), and none takes another's id: what [`assemble`] would make of the
+    /// files, without its work.
+    fn amended(&self) -> Option<Archive> {
+        let mut added = Vec::new();
+        for path in &self.pending_content.paths {
+            // A provider's file (its description is read with the archive's) or a file
+            // with problems: assembling says what they give.
+            if path.file_name() == Some(content::PROVIDER_FILE.as_ref()) {
+                return None;
+            }
+            match self.files.get(path) {
+                Some(Ok(Loaded::Incident(incident))) if incident.draft && !self.options.drafts => {}
+                Some(Ok(Loaded::Incident(incident))) => added.push(Arc::clone(incident)),
+                Some(_) => return None,
+                None => {}
+            }
+        }
+        let archive = self
+            .archive
+            .amend(&self.pending_content.replaced, added.clone())?;
+        let takes_an_id = |new: &Arc<Incident>| {
+            let provider = archive.provider(&new.provider);
+            provider.is_some_and(|p| {
+                p.incidents.iter().any(|&i| {
+                    let other = &archive.incidents[i];
+                    !Arc::ptr_eq(other, new) && content::id_key(other) == content::id_key(new)
+                })
+            })
+        };
+        (!added.iter().any(takes_an_id)).then_some(archive)
     }
 
     /// The plan of a site loaded without one, made now. It planned when it was built, from
@@ -426,9 +465,8 @@ impl Site {
 
     /// Reads again the changed content files, and the files of folders that appeared; drops
     /// the files of what went (a folder renamed or deleted gives one event for many files).
-    /// Only the changed paths are looked at: no walk of the whole archive. Returns how many
-    /// files it read or dropped.
-    fn reread_content(&mut self, relative: &[PathBuf]) -> Result<usize, Vec<Diagnostic>> {
+    /// Only the changed paths are looked at: no walk of the whole archive.
+    fn reread_content(&mut self, relative: &[PathBuf]) -> Result<(), Vec<Diagnostic>> {
         let root = self.options.root.clone();
         let mut to_load = BTreeSet::new();
         let mut gone = Vec::new();
@@ -451,8 +489,8 @@ impl Site {
                 ),
             }
         }
-        for path in &gone {
-            self.files.remove(path);
+        for path in gone {
+            self.set_file(path, None);
         }
         let loaded: Vec<(PathBuf, Result<Loaded, Vec<Diagnostic>>)> = to_load
             .into_par_iter()
@@ -461,10 +499,19 @@ impl Site {
                 (p, loaded)
             })
             .collect();
-        let count = gone.len() + loaded.len();
-        self.files.extend(loaded);
-        Ok(count)
+        for (path, loaded) in loaded {
+            self.set_file(path, Some(loaded));
+        }
+        Ok(())
     }
+}
+
+/// Content files read since the archive was assembled.
+#[derive(Default)]
+struct Pending {
+    paths: BTreeSet<PathBuf>,
+    /// The incidents they gave before, which the archive may show.
+    replaced: Vec<Arc<Incident>>,
 }
 
 /// Renders pages in parallel, calling `each` with every page's bytes; a broken template

@@ -90,13 +90,13 @@ fn duplicate_ids(incidents: &[Arc<Incident>]) -> Vec<Diagnostic> {
     let mut seen: HashMap<(&Slug, &str), &Incident> = HashMap::default();
     let mut errors = Vec::new();
     for incident in incidents {
-        let key = incident.id.as_deref().unwrap_or(incident.slug.as_str());
-        let Some(first) = seen.insert((&incident.provider, key), incident) else {
+        let Some(first) = seen.insert(id_key(incident), incident) else {
             continue;
         };
         if incident.id.is_none() && first.id.is_none() {
             continue;
         }
+        let key = id_key(incident).1;
         // Files come sorted by path, so `first` is the earlier one.
         let (earlier, later) = (first, incident.as_ref());
         let mut error = Diagnostic::file(
@@ -117,6 +117,12 @@ fn duplicate_ids(incidents: &[Arc<Incident>]) -> Vec<Diagnostic> {
         errors.push(error);
     }
     errors
+}
+
+/// What names an incident among its provider's: its id, or its slug when it has none.
+pub fn id_key(incident: &Incident) -> (&Slug, &str) {
+    let key = incident.id.as_deref().unwrap_or(incident.slug.as_str());
+    (&incident.provider, key)
 }
 
 /// `path:line:col` of an incident's id, or its path when it has none (its slug stands in).

@@ -170,6 +170,27 @@ fn edit_sequence(hash_assets: bool) {
             .contains("edited while a was broken")
     );
 
+    // An edit that gives an incident the id another one goes by is the error a full build
+    // gives (an edit is amended into the archive, which must still check ids); undoing it
+    // goes through.
+    let new = incident("Newest", "2024-03-05T15:00:00Z");
+    fixture.write(
+        "content/acme/new.md",
+        &new.replacen("---\n", "---\nid: a\n", 1),
+    );
+    let error = served
+        .site
+        .update(&[path("content/acme/new.md")])
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("`a` is already the id of an incident of `acme`"),
+        "{error}"
+    );
+    fixture.write("content/acme/new.md", &new);
+    served.change(&[path("content/acme/new.md")]);
+
     // Templates and static files.
     fixture.write(
         "templates/incident.html",
