@@ -399,8 +399,8 @@ impl Site {
     }
 
     /// The last archive with the pending files in, when each is an incident that parsed
-    /// (or is gone), and none takes another's id: what [`assemble`] would make of the
-    /// files, without its work.
+    /// (or is gone), and none shares its id (or slug, standing in for one) with another of
+    /// its provider: what [`assemble`] would make of the files, without most of its work.
     fn amended(&self) -> Option<Archive> {
         let mut added = Vec::new();
         for path in &self.pending_content.paths {
@@ -506,11 +506,12 @@ impl Site {
     }
 }
 
-/// Content files read since the archive was assembled.
+/// Content files read since the last successful update.
 #[derive(Default)]
 struct Pending {
     paths: BTreeSet<PathBuf>,
-    /// The incidents they gave before, which the archive may show.
+    /// The incidents they gave before, which the archive may show (held, so that no new
+    /// incident takes the address of one: the archive finds them by pointer).
     replaced: Vec<Arc<Incident>>,
 }
 
