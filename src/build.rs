@@ -75,6 +75,17 @@ impl From<output::Error> for Error {
 /// another build of it). The folder is touched only once every page has rendered, and then
 /// swapped in one step: on any error it stays exactly as it was.
 pub fn build(options: &Options, progress: &ProgressBar) -> Result<Summary, Error> {
+    build_and_keep(options, progress).map(|(summary, made)| {
+        // Freeing a whole archive takes as long as a tenth of the build: done off the path
+        // that the caller waits on.
+        std::thread::spawn(move || drop(made));
+        summary
+    })
+}
+
+/// As [`build`], handing back what the build made instead of freeing it: for a process
+/// that ends next, whose memory goes with it.
+pub fn build_and_keep(options: &Options, progress: &ProgressBar) -> Result<(Summary, Made), Error> {
     let out_dir = options.output_dir();
     check_output_dir(&options.root, &out_dir)?;
     if let Some(cache) = &options.cache_dir
@@ -90,14 +101,25 @@ pub fn build(options: &Options, progress: &ProgressBar) -> Result<Summary, Error
 
 /// Validates everything a build would, rendering every page, and writes nothing.
 pub fn check(options: &Options) -> Result<Summary, Error> {
-    run(options, None, &ProgressBar::hidden())
+    let (summary, made) = run(options, None, &ProgressBar::hidden())?;
+    std::thread::spawn(move || drop(made));
+    Ok(summary)
+}
+
+/// What a build made, still in memory (the site and the cache's view of it): dropping it
+/// frees them.
+#[must_use]
+pub struct Made {
+    _site: Option<Site>,
+    _files: Vec<OutputFile>,
+    _scan: Option<Scan>,
 }
 
 fn run(
     options: &Options,
     out_dir: Option<&Path>,
     progress: &ProgressBar,
-) -> Result<Summary, Error> {
+) -> Result<(Summary, Made), Error> {
     let start = Instant::now();
     crate::content::require_dir(&options.root).map_err(Error::Usage)?;
     let output = match out_dir {
@@ -117,11 +139,20 @@ fn run(
         Some(scan) => scan.start_from(),
         None => StartFrom::Scratch,
     };
-    let output = match (&start_from, &scan, output) {
-        (StartFrom::Nothing(written), Some(scan), Some(output)) => {
-            return Ok(scan.nothing_to_do(options, written, output, start));
+    let output = match (&start_from, scan, output) {
+        (StartFrom::Nothing(written), Some(found), Some(output)) => {
+            let summary = found.nothing_to_do(options, written, output, start);
+            let made = Made {
+                _site: None,
+                _files: Vec::new(),
+                _scan: Some(found),
+            };
+            return Ok((summary, made));
         }
-        (_, _, output) => output,
+        (_, found, output) => {
+            scan = found;
+            output
+        }
     };
     let written_site = scan.as_mut().and_then(Scan::take_written_site);
     let (mut site, changed) = match (&start_from, &scan, written_site) {
@@ -275,10 +306,12 @@ fn run(
         cache_error: saved,
         elapsed: start.elapsed(),
     };
-    // Freeing a whole archive takes as long as a tenth of the build: do it off the path
-    // that the user waits on (a command-line run exits before it ends).
-    std::thread::spawn(move || drop((site, files)));
-    Ok(summary)
+    let made = Made {
+        _site: Some(site),
+        _files: files,
+        _scan: scan,
+    };
+    Ok((summary, made))
 }
 
 /// Files of the site, each with whether its new bytes wait staged (`false`: unchanged on
