@@ -575,30 +575,14 @@ mod tests {
         Arc::new(Incident {
             file: format!("content/p{provider}/{file}.md").into(),
             title: format!("incident {file}"),
-            provider: Slug::parse(&format!("p{provider}")).unwrap(),
             provider_name: file.is_multiple_of(3).then(|| format!("Provider {file}")),
-            slug: Slug::parse(&format!("s{slug}")).unwrap(),
-            started,
             resolved: hours.map(|h| started + chrono::TimeDelta::hours(h.into())),
             impact: Impact::ALL[impact],
-            level: None,
             components: (0..3)
                 .filter(|bit| parts & (1 << bit) != 0)
                 .map(|bit| names[bit].to_string())
                 .collect(),
-            unnamed_components: 0,
-            regions: vec![],
-            id: None,
-            id_at: None,
-            official_url: None,
-            aliases: vec![],
-            draft: false,
-            source: None,
-            extra: None,
-            summary: String::new(),
-            updates: vec![],
-            attribution: None,
-            warnings: vec![],
+            ..Incident::bare(&format!("p{provider}"), &format!("s{slug}"), started)
         })
     }
 

@@ -275,7 +275,6 @@ pub fn month_of(time: Timestamp) -> (i32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Slug;
 
     fn at(text: &str) -> Timestamp {
         chrono::DateTime::parse_from_rfc3339(text)
@@ -285,29 +284,9 @@ mod tests {
 
     fn incident(start: &str, end: Option<&str>, impact: Impact) -> Incident {
         Incident {
-            file: "content/p/x.md".into(),
-            title: "x".into(),
-            provider: Slug::parse("p").unwrap(),
-            provider_name: None,
-            slug: Slug::parse("x").unwrap(),
-            started: at(start),
             resolved: end.map(at),
             impact,
-            level: None,
-            components: vec![],
-            unnamed_components: 0,
-            regions: vec![],
-            id: None,
-            id_at: None,
-            official_url: None,
-            aliases: vec![],
-            draft: false,
-            source: None,
-            extra: None,
-            summary: String::new(),
-            updates: vec![],
-            attribution: None,
-            warnings: vec![],
+            ..Incident::bare("p", "x", at(start))
         }
     }
 

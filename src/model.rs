@@ -640,6 +640,39 @@ pub enum SyncKind {
 }
 
 #[cfg(test)]
+impl Incident {
+    /// An incident of `provider` with nothing but its slug and start, for tests to fill in
+    /// what they look at (`Incident { impact, ..Incident::bare(..) }`).
+    pub fn bare(provider: &str, slug: &str, started: Timestamp) -> Incident {
+        Incident {
+            file: format!("content/{provider}/{slug}.md").into(),
+            title: slug.to_string(),
+            provider: Slug::parse(provider).expect("a test's provider is a slug"),
+            provider_name: None,
+            slug: Slug::parse(slug).expect("a test's slug is a slug"),
+            started,
+            resolved: None,
+            impact: Impact::Minor,
+            level: None,
+            components: vec![],
+            unnamed_components: 0,
+            regions: vec![],
+            id: None,
+            id_at: None,
+            official_url: None,
+            aliases: vec![],
+            draft: false,
+            source: None,
+            extra: None,
+            summary: String::new(),
+            updates: vec![],
+            attribution: None,
+            warnings: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
