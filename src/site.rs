@@ -410,7 +410,8 @@ impl Site {
                 return None;
             }
             match self.files.get(path) {
-                Some(Ok(Loaded::Incident(incident))) if incident.draft && !self.options.drafts => {}
+                Some(Ok(Loaded::Incident(incident)))
+                    if !content::shown(incident, self.options.drafts) => {}
                 Some(Ok(Loaded::Incident(incident))) => added.push(Arc::clone(incident)),
                 Some(_) => return None,
                 None => {}
@@ -419,16 +420,23 @@ impl Site {
         let archive = self
             .archive
             .amend(&self.pending_content.replaced, added.clone())?;
-        let takes_an_id = |new: &Arc<Incident>| {
-            let provider = archive.provider(&new.provider);
-            provider.is_some_and(|p| {
-                p.incidents.iter().any(|&i| {
-                    let other = &archive.incidents[i];
-                    !Arc::ptr_eq(other, new) && content::id_key(other) == content::id_key(new)
-                })
-            })
-        };
-        (!added.iter().any(takes_an_id)).then_some(archive)
+        // Each key of the providers that gained incidents, counted once: linear in their
+        // incidents however many files changed.
+        let gaining: BTreeSet<&Slug> = added.iter().map(|new| &new.provider).collect();
+        let mut keys: HashMap<(&Slug, &str), usize> = HashMap::default();
+        for provider in gaining
+            .into_iter()
+            .filter_map(|slug| archive.provider(slug))
+        {
+            for &i in &provider.incidents {
+                *keys
+                    .entry(content::id_key(&archive.incidents[i]))
+                    .or_default() += 1;
+            }
+        }
+        let shares_its_key =
+            |new: &Arc<Incident>| keys.get(&content::id_key(new)).is_some_and(|&n| n > 1);
+        (!added.iter().any(shares_its_key)).then_some(archive)
     }
 
     /// The plan of a site loaded without one, made now. It planned when it was built, from

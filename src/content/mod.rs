@@ -67,7 +67,7 @@ pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> 
     let mut errors = Vec::new();
     for result in files.values() {
         match result {
-            Ok(Loaded::Incident(incident)) if incident.draft && !drafts => {}
+            Ok(Loaded::Incident(incident)) if !shown(incident, drafts) => {}
             Ok(Loaded::Incident(incident)) => content.incidents.push(Arc::clone(incident)),
             Ok(Loaded::Provider(slug, info)) => {
                 content.providers.push((slug.clone(), info.clone()))
@@ -81,6 +81,11 @@ pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> 
     } else {
         Err(errors)
     }
+}
+
+/// Whether the site shows `incident`: drafts only with `drafts`.
+pub fn shown(incident: &Incident, drafts: bool) -> bool {
+    !incident.draft || drafts
 }
 
 /// Two incidents of one provider with the same id would share a feed entry id (an id
