@@ -346,15 +346,22 @@ fn import(source: ImportSource) -> ExitCode {
     };
     match import::run(&request) {
         Ok(report) => {
+            for recovered in &report.recovered {
+                eprintln!("warning: {recovered}");
+            }
             println!("{report}");
-            ExitCode::SUCCESS
+            match report.conflicts() {
+                0 => ExitCode::SUCCESS,
+                _ => ExitCode::from(SOME_FAILED),
+            }
         }
         Err(import::Error::Usage(message)) => usage_error(&message),
         Err(import::Error::Invalid(errors)) => invalid(Diagnostics(errors)),
     }
 }
 
-/// The exit code of a sync in which some providers failed (the others synced).
+/// The exit code of a sync in which some providers failed (the others synced), or of an
+/// import or sync that left out incidents another provider holds.
 const SOME_FAILED: u8 = 3;
 
 /// Runs a sync, printing each provider as it is done, then the summary.
@@ -379,7 +386,7 @@ fn sync(options: &sync::Options) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             println!("{summary}");
-            match summary.failed() {
+            match summary.failed() + summary.conflicts() {
                 0 => ExitCode::SUCCESS,
                 _ => ExitCode::from(SOME_FAILED),
             }

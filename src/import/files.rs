@@ -9,6 +9,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::lock::{Move, Purpose, Writer, staging_path};
 use super::merge::{self, Facts, Plan};
 use super::record::Field;
 use super::text::escape_body;
@@ -17,17 +18,19 @@ use crate::content::fields::{FileCtx, display_path};
 use crate::content::source::{MAX_FILE_BYTES, clean_text};
 use crate::content::{self, CONTENT_DIR, Loaded, frontmatter};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Incident, Slug, Source, Timestamp, Update};
+use crate::model::{Incident, Slug, Source, Timestamp, Update, WebUrl};
 
 /// Writes every incident, or nothing when any of them cannot be written safely; `index`
-/// learns what was written.
+/// learns what was written. An incident that another provider's file holds is a
+/// [conflict](Change::Conflict): nothing is written for it.
 pub fn write(
-    root: &Path,
+    writer: &Writer,
     index: &mut Index,
     provider: &Slug,
     incidents: &[Imported],
     mode: Mode,
 ) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
+    let root = writer.root();
     let folder = Path::new(CONTENT_DIR).join(provider.as_str());
     refuse_links(root, &folder).map_err(|e| vec![e])?;
     let mut staged = Staged::default();
@@ -35,25 +38,34 @@ pub fn write(
     let mut outcomes = Vec::new();
     let mut errors = Vec::new();
     let mut taken = BTreeSet::new();
+    let kin = index.kin(provider);
     for incident in incidents {
         let yours = index
             .taken_over
             .get(&(provider.to_string(), incident.source.id.clone()));
-        let planned = match (index.find(root, incident), yours) {
-            (Ok(Some((path, file))), _) => {
+        let planned = match (index.find(root, incident, &kin), yours) {
+            (Ok(Found::Here((path, file))), _) => {
                 let unwritten = index.unwritten.get(&path).map(String::as_str);
                 update(root, &path, incident, &file, unwritten, &mut staged)
             }
-            (Ok(None), Some(path)) => Ok(Outcome {
+            (Ok(Found::Elsewhere((path, file))), _) => Ok(Outcome {
+                path,
+                change: Change::Conflict {
+                    holder: file.provider.clone(),
+                },
+                kept: Vec::new(),
+            }),
+            (Ok(Found::Nowhere), Some(path)) => Ok(Outcome {
                 path: path.clone(),
                 change: Change::Yours,
                 kept: Vec::new(),
             }),
-            (Ok(None), None) => new_path(root, &folder, provider, incident, index, &taken)
-                .and_then(|path| {
+            (Ok(Found::Nowhere), None) => {
+                new_path(root, &folder, provider, incident, index, &taken).and_then(|path| {
                     taken.insert(path.clone());
                     create(root, &path, incident, &mut staged)
-                }),
+                })
+            }
             (Err(error), _) => Err(error),
         };
         match planned {
@@ -67,9 +79,18 @@ pub fn write(
     // What the files will hold, as they were read when staged (a dry run's too, so the next
     // provider of a dry run is planned against this one's plan, as a real run would be).
     let planned = std::mem::take(&mut staged.planned);
-    staged.commit(root)?;
+    staged.commit(root, writer)?;
     index.refresh(root, planned, mode);
     Ok(outcomes)
+}
+
+/// Where the file that holds an incident is.
+enum Found {
+    /// In a folder of the provider imported for (or of one the user made the same).
+    Here(Held),
+    /// Only in another provider's folder: not this source's to change.
+    Elsewhere(Held),
+    Nowhere,
 }
 
 /// A file of the archive and the incident it holds.
@@ -88,11 +109,14 @@ pub struct Index {
     taken_over: BTreeMap<(String, String), PathBuf>,
     /// The text a dry run planned for files it did not write.
     unwritten: BTreeMap<PathBuf, String>,
+    /// Each provider's status page, as [`page_key`] compares them.
+    pages: BTreeMap<Slug, String>,
 }
 
 impl Index {
-    /// Reads every file under `root/content`.
-    pub fn load(root: &Path) -> Result<Index, Vec<Diagnostic>> {
+    /// Reads every file under `content/`, while `writer` keeps other writers out.
+    pub fn load(writer: &Writer) -> Result<Index, Vec<Diagnostic>> {
+        let root = writer.root();
         let mut index = Index::default();
         if std::fs::symlink_metadata(root.join(CONTENT_DIR)).is_err() {
             return Ok(index);
@@ -121,7 +145,11 @@ impl Index {
                     (None, None) => {}
                 }
             }
-            Ok(Loaded::Provider(..)) => {}
+            Ok(Loaded::Provider(slug, info)) => {
+                if let Some(page) = info.status_page.as_ref().and_then(page_key) {
+                    self.pages.insert(slug, page);
+                }
+            }
             Err(problems) => {
                 let text = std::fs::read(root.join(&path))
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -161,9 +189,30 @@ impl Index {
         }
     }
 
-    /// The one file that holds `incident`, if any.
-    fn find(&self, root: &Path, incident: &Imported) -> Result<Option<Held>, Diagnostic> {
+    /// The providers whose files `provider`'s sources may write: itself, and those whose
+    /// `_index.md` names the same status page.
+    fn kin(&self, provider: &Slug) -> BTreeSet<Slug> {
+        let mut kin = BTreeSet::from([provider.clone()]);
+        if let Some(page) = self.pages.get(provider) {
+            kin.extend(
+                self.pages
+                    .iter()
+                    .filter(|(_, p)| *p == page)
+                    .map(|(slug, _)| slug.clone()),
+            );
+        }
+        kin
+    }
+
+    /// The one file of `kin` that holds `incident`, else another provider's that does.
+    fn find(
+        &self,
+        root: &Path,
+        incident: &Imported,
+        kin: &BTreeSet<Slug>,
+    ) -> Result<Found, Diagnostic> {
         let mut found: Vec<&Held> = Vec::new();
+        let mut elsewhere: Option<&Held> = None;
         for source in std::iter::once(&incident.source).chain(&incident.legacy) {
             for hit in self
                 .by_source
@@ -171,14 +220,16 @@ impl Index {
                 .into_iter()
                 .flatten()
             {
-                if !found.iter().any(|f| f.0 == hit.0) {
+                if !kin.contains(&hit.1.provider) {
+                    elsewhere = elsewhere.or(Some(hit));
+                } else if !found.iter().any(|f| f.0 == hit.0) {
                     found.push(hit);
                 }
             }
         }
         match found.as_slice() {
             [] => {}
-            [one] => return Ok(Some((one.0.clone(), Arc::clone(&one.1)))),
+            [one] => return Ok(Found::Here((one.0.clone(), Arc::clone(&one.1)))),
             [first, second, ..] => {
                 return Err(Diagnostic::file(
                     display_path(root, &second.0),
@@ -191,12 +242,12 @@ impl Index {
                 .with_hint("keep one of the two files (merge their updates by hand)"));
             }
         }
-        match self
-            .broken
-            .iter()
-            .find(|(_, text, _)| text.contains(incident.source.id.as_str()))
-        {
-            Some((path, _, why)) => Err(Diagnostic::file(
+        let broken = self.broken.iter().find(|(path, text, _)| {
+            folder_of(path).is_some_and(|folder| kin.iter().any(|k| k.as_str() == folder))
+                && text.contains(incident.source.id.as_str())
+        });
+        match (broken, elsewhere) {
+            (Some((path, _, why)), _) => Err(Diagnostic::file(
                 display_path(root, path),
                 format!(
                     "this file names the incident {} but does not load ({why}): the import cannot tell whether it holds it",
@@ -204,9 +255,25 @@ impl Index {
                 ),
             )
             .with_hint("fix the file (`outages check` shows every problem), then import again")),
-            None => Ok(None),
+            (None, Some(held)) => Ok(Found::Elsewhere((held.0.clone(), Arc::clone(&held.1)))),
+            (None, None) => Ok(Found::Nowhere),
         }
     }
+}
+
+/// The provider folder a file of `content/` is in.
+fn folder_of(path: &Path) -> Option<&str> {
+    let mut parts = path.strip_prefix(CONTENT_DIR).ok()?.components();
+    parts.next()?.as_os_str().to_str()
+}
+
+/// A status page as two `_index.md` name the same one: host (lower case), port and path,
+/// whatever the scheme, query or a final `/`.
+fn page_key(page: &WebUrl) -> Option<String> {
+    let url = url::Url::parse(page.as_str()).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+    Some(format!("{host}{port}{}", url.path().trim_end_matches('/')))
 }
 
 /// Refuses when `content/` or any folder or file on the way to `relative` is a link.
@@ -654,11 +721,7 @@ impl Staged {
         if self.dry_run {
             return Ok(());
         }
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = target.with_file_name(format!(".{name}.{}.import", std::process::id()));
+        let temp = staging_path(target, Purpose::Import);
         if let Some(dir) = target.parent() {
             self.make_folder(root, dir)
                 .map_err(|e| refuse(format!("cannot make its folder: {e}")))?;
@@ -691,8 +754,9 @@ impl Staged {
     /// Puts every staged file in place: a new one only under a name nothing holds, a
     /// changed one only if nobody changed it since it was read. Every file is checked
     /// before the first is put in place, and those put in place are undone if a later one
-    /// fails, so the archive gets all of them or none.
-    fn commit(mut self, root: &Path) -> Result<(), Vec<Diagnostic>> {
+    /// fails, so the archive gets all of them or none; a kill part way is completed by the
+    /// next writer ([`Writer::commit`]).
+    fn commit(mut self, root: &Path, writer: &Writer) -> Result<(), Vec<Diagnostic>> {
         self.committed = true;
         let refuse = |file: &StagedFile, why: String| {
             vec![Diagnostic::file(display_path(root, &file.target), why).with_hint("run it again")]
@@ -703,24 +767,30 @@ impl Staged {
                 return Err(refuse(file, why));
             }
         }
-        for (done, file) in self.files.iter().enumerate() {
-            let target = root.join(&file.target);
-            let result = match &file.original {
-                None => std::fs::hard_link(&file.temp, &target),
-                Some(_) => std::fs::rename(&file.temp, &target),
-            };
-            if let Err(e) = result {
-                for undone in self.files[..done].iter().rev() {
-                    undone.undo(root);
-                }
+        let moves: Vec<Move> = self
+            .files
+            .iter()
+            .map(|file| Move {
+                staged: file
+                    .temp
+                    .strip_prefix(root)
+                    .unwrap_or(&file.temp)
+                    .to_path_buf(),
+                target: file.target.clone(),
+                new: file.original.is_none(),
+            })
+            .collect();
+        let files = &self.files;
+        match writer.commit(&moves, |done| files[done].undo(root)) {
+            Ok(()) => Ok(()),
+            Err((at, e)) => {
                 self.committed = false;
-                return Err(refuse(
-                    file,
+                Err(refuse(
+                    &self.files[at],
                     format!("cannot write: {e}; nothing was written"),
-                ));
+                ))
             }
         }
-        Ok(())
     }
 }
 
@@ -785,11 +855,7 @@ pub fn create_file(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.{}.new", std::process::id()));
+    let temp = staging_path(path, Purpose::New);
     let _ = std::fs::remove_file(&temp);
     write_new(&temp, text)?;
     let linked = std::fs::hard_link(&temp, path);
@@ -815,7 +881,7 @@ mod tests {
     fn commit(root: &Path, files: Vec<StagedFile>) -> Result<(), Vec<Diagnostic>> {
         let mut staged = Staged::default();
         staged.files = files;
-        staged.commit(root)
+        staged.commit(root, &Writer::take(root, || {}).unwrap())
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub mod atom;
 mod files;
+pub mod lock;
 mod merge;
 pub mod record;
 pub mod scaffold;
@@ -27,6 +28,7 @@ use crate::model::{Impact, Slug, Source, Timestamp, Update};
 
 pub(crate) use files::write_new;
 pub use files::{Index, create_file};
+pub use lock::Writer;
 
 /// An incident as a status page gives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,6 +178,23 @@ pub enum Error {
 pub struct Report {
     pub provider: Slug,
     pub outcomes: Vec<Outcome>,
+    /// What finishing an interrupted writer's work did.
+    pub recovered: Vec<String>,
+}
+
+impl Report {
+    /// How many incidents another provider holds (nothing written for them).
+    pub fn conflicts(&self) -> usize {
+        conflicts(&self.outcomes)
+    }
+}
+
+/// How many of `outcomes` are conflicts.
+pub fn conflicts(outcomes: &[Outcome]) -> usize {
+    outcomes
+        .iter()
+        .filter(|o| matches!(o.change, Change::Conflict { .. }))
+        .count()
 }
 
 /// What happened to one incident.
@@ -200,6 +219,11 @@ pub enum Change {
     /// A file holds the incident (its `id`) without a `source:` line: taken over by hand,
     /// left alone.
     Yours,
+    /// Another provider's file holds the incident (at the outcome's path): a source writes
+    /// only its own provider's incidents, so nothing was written for it.
+    Conflict {
+        holder: Slug,
+    },
 }
 
 /// A hand edit the import kept.
@@ -251,6 +275,10 @@ impl fmt::Display for Outcome {
                 f,
                 "left      {path}: it holds this incident without a `source:` line, so it is yours"
             )?,
+            Change::Conflict { ref holder } => write!(
+                f,
+                "conflict  {path}: this incident is {holder}'s; nothing was written for it (a status page writes only its own provider's incidents; if the two are one provider, give their _index.md the same status_page)"
+            )?,
         }
         self.kept
             .iter()
@@ -276,8 +304,12 @@ impl fmt::Display for Report {
             with(|c| matches!(c, Change::Unchanged)),
         )?;
         match with(|c| matches!(c, Change::Yours)) {
+            0 => {}
+            yours => write!(f, ", {yours} left to you")?,
+        }
+        match self.conflicts() {
             0 => Ok(()),
-            yours => write!(f, ", {yours} left to you"),
+            conflicts => write!(f, ", {conflicts} held by another provider (not written)"),
         }
     }
 }
@@ -301,23 +333,26 @@ pub fn run(request: &Request) -> Result<Report, Error> {
     };
     let provider =
         Slug::from_name(&name).map_err(|e| Error::Usage(format!("the provider `{name}` {e}")))?;
-    let mut index = Index::load(request.root).map_err(Error::Invalid)?;
-    let outcomes = merge(
-        request.root,
-        &mut index,
-        &provider,
-        file,
-        incidents,
-        Mode::Write,
-    )
-    .map_err(Error::Invalid)?;
-    Ok(Report { provider, outcomes })
+    let writer = Writer::take(request.root, waiting).map_err(|e| Error::Invalid(vec![e]))?;
+    let mut index = Index::load(&writer).map_err(Error::Invalid)?;
+    let outcomes = merge(&writer, &mut index, &provider, file, incidents, Mode::Write)
+        .map_err(Error::Invalid)?;
+    Ok(Report {
+        provider,
+        outcomes,
+        recovered: writer.recovered,
+    })
+}
+
+/// Tells the user why a command that writes `content/` has not begun.
+pub fn waiting() {
+    eprintln!("waiting for another import, sync or `new` in this archive to finish…");
 }
 
 /// Checks what a payload read from `origin` (a file or URL, for the messages) holds, then
 /// [writes](write) it: nothing at all when any incident could not be held by a file.
 pub fn merge(
-    root: &Path,
+    writer: &Writer,
     index: &mut Index,
     provider: &Slug,
     origin: &Path,
@@ -332,7 +367,7 @@ pub fn merge(
     if !problems.is_empty() {
         return Err(problems);
     }
-    write(root, index, provider, incidents, mode)
+    write(writer, index, provider, incidents, mode)
 }
 
 /// Whether an import writes what it plans.
@@ -343,11 +378,11 @@ pub enum Mode {
     DryRun,
 }
 
-/// Writes `incidents` into the archive at `root`: each into the file that already holds it
-/// (anywhere under `content/`, as `index` knows it), else into a new file under
-/// `content/<provider>/`.
+/// Writes `incidents` into the archive `writer` holds: each into the file of `provider`
+/// that already holds it (as `index` knows it), else into a new file under
+/// `content/<provider>/`; not into another provider's.
 pub fn write(
-    root: &Path,
+    writer: &Writer,
     index: &mut Index,
     provider: &Slug,
     incidents: Vec<Imported>,
@@ -363,7 +398,7 @@ pub fn write(
             None => unique.push(incident),
         }
     }
-    files::write(root, index, provider, &unique, mode)
+    files::write(writer, index, provider, &unique, mode)
 }
 
 fn same_identity(a: &Source, b: &Source) -> bool {

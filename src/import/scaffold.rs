@@ -20,6 +20,7 @@ pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf,
         .join(provider.as_str())
         .join(format!("{}-{slug}.md", now.format("%Y-%m-%d")));
     let path = root.join(&relative);
+    let _writer = super::Writer::take(root, super::waiting).map_err(|e| e.to_string())?;
     if path.exists() {
         return Err(format!(
             "{} exists already; give the incident another title",
@@ -40,9 +41,12 @@ pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf,
 
 /// What a build leaves in the site folder besides the sources: not for version control.
 const GITIGNORE: &str = "\
-# What `outages build` makes: the site, its lock and staging folders, and the build cache.
+# What `outages build` makes (the site, its lock and staging folders, the build cache)
+# and the lock and journal of the commands that write content/.
 /public/
 /.public.lock
+/.content.lock
+/.content.journal
 /.public.staging*
 /.outages-cache/
 ";

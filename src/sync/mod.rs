@@ -14,7 +14,7 @@ pub mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use indicatif::ProgressBar;
@@ -94,6 +94,11 @@ impl Summary {
     pub fn failed(&self) -> usize {
         self.synced.iter().filter(|s| s.result.is_err()).count()
     }
+
+    /// Incidents a provider's page gave that another provider holds (not written).
+    pub fn conflicts(&self) -> usize {
+        self.synced.iter().map(|s| s.tally(conflict)).sum()
+    }
 }
 
 /// A provider and what its endpoints said last time, in [`ENDPOINTS`] order.
@@ -109,7 +114,11 @@ pub fn run(
     mut each: impl FnMut(&Synced),
 ) -> Result<Summary, Error> {
     let selection = providers::followed(&options.root, &options.providers).map_err(Error::Usage)?;
+    // Before anything is fetched, so a sync that waited merges into what the other wrote.
+    let writer = import::Writer::take(&options.root, import::waiting)
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let mut summary = Summary::default();
+    summary.warnings.extend(writer.recovered.iter().cloned());
     let (mut state, warning) = State::load(&options.state_dir);
     summary.warnings.extend(warning);
     for (provider, problems) in selection.broken {
@@ -163,7 +172,10 @@ pub fn run(
     }
     drop(sender);
     // The archive is read once, when the first provider has something new.
-    let mut archive = Archive::default();
+    let mut archive = Archive {
+        writer: &writer,
+        index: None,
+    };
     while let Some((provider, answers)) = receiver.blocking_recv() {
         pending.remove(provider.slug.as_str());
         let synced = merge(options, &mut archive, &mut state, provider, answers);
@@ -263,9 +275,10 @@ fn merge_answers(
         return Ok(Done::NotModified);
     };
     let origin = PathBuf::from(first.as_str());
-    let index = archive.index(&options.root).map_err(Failed::Content)?;
+    let writer = archive.writer;
+    let index = archive.index().map_err(Failed::Content)?;
     let outcomes = import::merge(
-        &options.root,
+        writer,
         index,
         &provider.slug,
         &origin,
@@ -275,7 +288,7 @@ fn merge_answers(
     .map_err(Failed::Content)?;
     let named = page_name
         .filter(|_| provider.unnamed)
-        .and_then(|name| name_provider(options, provider, &name));
+        .and_then(|name| name_provider(options, archive.writer, provider, &name));
     if options.mode == Mode::Write {
         for (url, validators) in fresh {
             state.set(url.as_str(), validators);
@@ -284,23 +297,26 @@ fn merge_answers(
     Ok(Done::Merged { outcomes, named })
 }
 
-/// The archive's incidents, read when first needed.
-#[derive(Default)]
-struct Archive(Option<import::Index>);
+/// The archive's incidents, read when first needed, under the lock.
+struct Archive<'a> {
+    writer: &'a import::Writer,
+    index: Option<import::Index>,
+}
 
-impl Archive {
-    fn index(&mut self, root: &Path) -> Result<&mut import::Index, Vec<Diagnostic>> {
-        let index = match self.0.take() {
+impl Archive<'_> {
+    fn index(&mut self) -> Result<&mut import::Index, Vec<Diagnostic>> {
+        let index = match self.index.take() {
             Some(index) => index,
-            None => import::Index::load(root)?,
+            None => import::Index::load(self.writer)?,
         };
-        Ok(self.0.insert(index))
+        Ok(self.index.insert(index))
     }
 }
 
 /// Gives an unnamed provider the name its status page goes by.
 fn name_provider(
     options: &Options,
+    writer: &import::Writer,
     provider: &Followed,
     name: &str,
 ) -> Option<Result<(String, PathBuf), String>> {
@@ -309,7 +325,7 @@ fn name_provider(
         return None;
     }
     if options.mode == Mode::Write
-        && let Err(why) = providers::set_name(&options.root, &provider.file, &name)
+        && let Err(why) = providers::set_name(writer, &provider.file, &name)
     {
         return Some(Err(why));
     }
@@ -335,6 +351,9 @@ fn updated(c: &Change) -> bool {
 }
 fn unchanged(c: &Change) -> bool {
     matches!(c, Change::Unchanged)
+}
+fn conflict(c: &Change) -> bool {
+    matches!(c, Change::Conflict { .. })
 }
 
 impl fmt::Display for Synced {
@@ -421,6 +440,10 @@ impl fmt::Display for Summary {
             .count();
         if not_modified > 0 {
             write!(f, ", {not_modified} not modified")?;
+        }
+        match sum(conflict) {
+            0 => {}
+            n => write!(f, "; {n} held by another provider, not written")?,
         }
         if failed > 0 {
             write!(f, "; {failed} failed")?;

@@ -8,7 +8,8 @@ use reqwest::Url;
 use crate::content::fields::display_path;
 use crate::content::{self, CONTENT_DIR, Loaded, PROVIDER_FILE};
 use crate::diagnostics::Diagnostic;
-use crate::import::{create_file, quoted, text, write_new};
+use crate::import::lock::{Purpose, Writer, staging_path};
+use crate::import::{create_file, quoted, text, waiting, write_new};
 use crate::model::{Slug, SyncKind, WebUrl};
 
 /// A provider to sync.
@@ -159,6 +160,7 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<(Slug, PathBuf), String> {
         .join(slug.as_str())
         .join(PROVIDER_FILE);
     let path = root.join(&relative);
+    let _writer = Writer::take(root, waiting).map_err(|e| e.to_string())?;
     if std::fs::symlink_metadata(&path).is_ok() {
         return Err(format!(
             "{} exists already; set `status_page: {}` in it by hand",
@@ -184,7 +186,8 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<(Slug, PathBuf), String> {
 /// Writes `name: <name>` (one line) into the provider's `_index.md`, which has none, as the first line
 /// of its front matter (in the file's own line ends); the file is replaced whole, and only if
 /// it still reads as it did. A `name:` line left empty is the user's: it is not touched.
-pub fn set_name(root: &Path, file: &Path, name: &str) -> Result<(), String> {
+pub fn set_name(writer: &Writer, file: &Path, name: &str) -> Result<(), String> {
+    let root = writer.root();
     let path = root.join(file);
     let shown = display_path(root, file);
     let cannot = |why: &str| {
@@ -214,7 +217,7 @@ pub fn set_name(root: &Path, file: &Path, name: &str) -> Result<(), String> {
         Ok(Loaded::Provider(_, info)) if info.name.as_deref() == Some(name) => {}
         _ => return Err(cannot("the file would not read back with it")),
     }
-    let temporary = path.with_file_name(format!(".{PROVIDER_FILE}.{}.sync", std::process::id()));
+    let temporary = staging_path(&path, Purpose::Sync);
     let _ = std::fs::remove_file(&temporary);
     let result = write_new(&temporary, &after)
         .map_err(|e| e.to_string())

@@ -488,8 +488,8 @@ fn one_incident_from_json_and_from_atom_is_one_file_in_either_order() {
         let atom = site.path("history.atom");
         let runs: [&[&str]; 2] = [
             &["statuspage", &json],
-            // Another folder name on purpose: the incident is found where it is.
-            &["atom", atom.to_str().unwrap(), "--provider", "github-feed"],
+            // The provider the JSON names: its feed and its API tell of one incident.
+            &["atom", atom.to_str().unwrap(), "--provider", "github"],
         ];
         let order: Vec<&[&str]> = if json_first {
             runs.to_vec()

@@ -21,3 +21,4 @@ mod search;
 mod security;
 mod serve;
 mod sync;
+mod writers;

@@ -3,244 +3,12 @@
 //! timeouts, caps and redirects, each failure local to its provider. No test touches the
 //! internet.
 
-use std::collections::{BTreeMap, HashMap};
-use std::net::SocketAddr;
-use std::process::Output;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-
-use crate::common::{Site, stderr, tree};
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/statuspage");
-
-fn payload(name: &str) -> String {
-    std::fs::read_to_string(format!("{DATA}/{name}")).unwrap()
-}
-
-/// How the server answers one path, in turn; the last answer repeats.
-#[derive(Clone)]
-enum Reply {
-    /// JSON with an ETag: 304 when the request names it.
-    Json {
-        body: String,
-        etag: String,
-    },
-    Status(u16),
-    /// 429 or 503 asking to come back in so many seconds.
-    RetryAfter(u16, u64),
-    Slow(Duration),
-    Redirect(String),
-    /// A chunked answer of so many MiB, no length given.
-    Huge(usize),
-    /// An answer of so many MiB, its length given.
-    Sized(usize),
-    /// JSON with a Last-Modified date: 304 when the request asks "modified since" it.
-    Dated {
-        body: String,
-        date: String,
-    },
-}
-
-fn json(body: &str, etag: &str) -> Reply {
-    Reply::Json {
-        body: body.to_string(),
-        etag: format!("\"{etag}\""),
-    }
-}
-
-#[derive(Default)]
-struct Book {
-    replies: HashMap<String, Vec<Reply>>,
-    /// Every request: path and its If-None-Match.
-    seen: Vec<(String, Option<String>, Instant)>,
-    /// Every request's User-Agent.
-    agents: Vec<String>,
-    in_flight: usize,
-    most_in_flight: usize,
-}
-
-/// A status page server on a free port of 127.0.0.1, on its own runtime.
-struct Server {
-    addr: SocketAddr,
-    book: Arc<Mutex<Book>>,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Server {
-    fn start() -> Server {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let book = Arc::new(Mutex::new(Book::default()));
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let addr = listener.local_addr().unwrap();
-        let app = axum::Router::new()
-            .fallback(answer)
-            .with_state(book.clone());
-        runtime.spawn(async move { axum::serve(listener, app).await });
-        Server {
-            addr,
-            book,
-            _runtime: runtime,
-        }
-    }
-
-    /// The status page address of a provider served under `/<prefix>`.
-    fn page(&self, prefix: &str) -> String {
-        format!("http://{}/{prefix}", self.addr)
-    }
-
-    /// Sets how `/<prefix>/api/v2/<endpoint>` answers.
-    fn on(&self, prefix: &str, endpoint: &str, replies: Vec<Reply>) {
-        let path = format!("/{prefix}/api/v2/{endpoint}");
-        self.book.lock().unwrap().replies.insert(path, replies);
-    }
-
-    /// A provider whose incidents and maintenances answer as given.
-    fn provider(&self, prefix: &str, incidents: Vec<Reply>, maintenances: Vec<Reply>) {
-        self.on(prefix, "incidents.json", incidents);
-        self.on(prefix, "scheduled-maintenances.json", maintenances);
-    }
-
-    /// The requests so far for paths under `/<prefix>/`, with their If-None-Match.
-    fn seen(&self, prefix: &str) -> Vec<(String, Option<String>)> {
-        let start = format!("/{prefix}/");
-        self.book
-            .lock()
-            .unwrap()
-            .seen
-            .iter()
-            .filter(|(path, ..)| path.starts_with(&start))
-            .map(|(path, tag, _)| (path.clone(), tag.clone()))
-            .collect()
-    }
-}
-
-async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Response {
-    let path = request.uri().path().to_string();
-    // Read before any await: a request is not to be held across one.
-    let (tag, since, agent) = {
-        let header = |name| {
-            request
-                .headers()
-                .get(name)
-                .map(|v: &axum::http::HeaderValue| v.to_str().unwrap().to_string())
-        };
-        (
-            header(header::IF_NONE_MATCH),
-            header(header::IF_MODIFIED_SINCE),
-            header(header::USER_AGENT).unwrap_or_default(),
-        )
-    };
-    let reply = {
-        let mut book = book.lock().unwrap();
-        book.seen.push((path.clone(), tag.clone(), Instant::now()));
-        book.agents.push(agent);
-        book.in_flight += 1;
-        book.most_in_flight = book.most_in_flight.max(book.in_flight);
-        match book.replies.get_mut(&path) {
-            Some(replies) if replies.len() > 1 => Some(replies.remove(0)),
-            Some(replies) => replies.first().cloned(),
-            None => None,
-        }
-    };
-    let response = match reply {
-        None => StatusCode::NOT_FOUND.into_response(),
-        Some(Reply::Json { etag, .. }) if tag.as_deref() == Some(etag.as_str()) => {
-            (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response()
-        }
-        Some(Reply::Json { body, etag }) => (
-            [
-                (header::ETAG, etag),
-                (header::CONTENT_TYPE, "application/json".into()),
-            ],
-            body,
-        )
-            .into_response(),
-        Some(Reply::Status(code)) => StatusCode::from_u16(code).unwrap().into_response(),
-        Some(Reply::RetryAfter(code, secs)) => (
-            StatusCode::from_u16(code).unwrap(),
-            [(header::RETRY_AFTER, secs.to_string())],
-        )
-            .into_response(),
-        Some(Reply::Slow(wait)) => {
-            tokio::time::sleep(wait).await;
-            (StatusCode::OK, "{\"incidents\": []}").into_response()
-        }
-        Some(Reply::Redirect(to)) => (StatusCode::FOUND, [(header::LOCATION, to)]).into_response(),
-        Some(Reply::Sized(mib)) => vec![b' '; mib << 20].into_response(),
-        Some(Reply::Dated { date, .. }) if since.as_deref() == Some(date.as_str()) => {
-            StatusCode::NOT_MODIFIED.into_response()
-        }
-        Some(Reply::Dated { body, date }) => {
-            ([(header::LAST_MODIFIED, date)], body).into_response()
-        }
-        Some(Reply::Huge(mib)) => {
-            let chunks =
-                (0..mib * 16).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![b' '; 65536])));
-            Body::from_stream(tokio_stream::iter(chunks)).into_response()
-        }
-    };
-    book.lock().unwrap().in_flight -= 1;
-    response
-}
-
-fn run(site: &Site, args: &[&str]) -> (Output, String) {
-    let output = site.run(args);
-    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
-    (output, stdout)
-}
-
-/// Runs a sync that must succeed; its stdout.
-fn sync(site: &Site, args: &[&str]) -> String {
-    let mut all = vec!["sync"];
-    all.extend_from_slice(args);
-    let (output, stdout) = run(site, &all);
-    assert!(
-        output.status.success(),
-        "sync failed ({:?}):\n{stdout}\n{}",
-        output.status.code(),
-        stderr(&output)
-    );
-    stdout
-}
-
-/// Runs `outages <args>`, which must be a usage error (exit 2) that says `says`.
-fn refused(site: &Site, args: &[&str], says: &str) {
-    let (output, _) = run(site, args);
-    let errors = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "{errors}");
-    assert!(errors.contains(says), "expected `{says}` in:\n{errors}");
-}
-
-fn add(site: &Site, args: &[&str]) -> String {
-    let mut all = vec!["provider", "add"];
-    all.extend_from_slice(args);
-    let (output, stdout) = run(site, &all);
-    assert!(output.status.success(), "{}", stderr(&output));
-    stdout
-}
-
-/// The archive's sources: what a sync may change.
-fn content(site: &Site) -> BTreeMap<String, Vec<u8>> {
-    tree(&site.path("content"))
-}
-
-/// A site with `content/` and nothing in it.
-fn empty_site() -> Site {
-    let site = Site::new(&[]);
-    std::fs::create_dir_all(site.path("content")).unwrap();
-    site
-}
+use crate::common::status_page::{
+    Reply, Server, add, content, empty_site, json, payload, refused, run, sync,
+};
+use crate::common::{Site, stderr};
 
 /// `incidents.json` with one more update on its first incident.
 fn with_new_update(body: &str) -> String {
@@ -708,14 +476,15 @@ fn the_sync_workflow_runs_on_a_schedule_one_at_a_time_and_deploys() {
 /// The archive is read once per sync: what one provider wrote is known to the next, so an
 /// incident two pages tell of is one file.
 #[test]
-fn what_one_provider_wrote_is_known_to_the_next() {
+fn what_one_provider_wrote_is_known_to_another_of_the_same_page() {
     let server = Server::start();
     let empty = "{\"scheduled_maintenances\": []}";
     let two = payload("github-summary-two-open-incidents.json");
     let site = empty_site();
+    server.provider("page", vec![json(&two, "p")], vec![json(empty, "e")]);
+    // Two folders naming one status page: the user says they are one provider.
     for name in ["first", "second"] {
-        server.provider(name, vec![json(&two, name)], vec![json(empty, "e")]);
-        add(&site, &[name, &server.page(name), "--name", name]);
+        add(&site, &[name, &server.page("page"), "--name", name]);
     }
     // A dry run plans the second against the first's plan, as the real run does.
     let dry = sync(&site, &["--jobs", "1", "--dry-run"]);

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::SystemTime;
 
+pub mod status_page;
+
 pub const SEED: &str = include_str!("../../fixtures/seed.md");
 
 /// A site folder in a temp dir; removed when dropped.
