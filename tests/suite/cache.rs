@@ -336,6 +336,36 @@ fn an_output_copied_elsewhere_and_back_is_hashed_once_and_kept() {
 }
 
 #[test]
+fn an_edit_of_an_incident_spanning_more_than_ten_years_renders_every_year_it_counts_in() {
+    // A typo makes an incident a century long; its days are listed for ten years at most,
+    // but it counts in every year's numbers up to its end.
+    let site = archive(4);
+    let long = incident("Typo", "1923-02-01T10:00:00Z");
+    site.write("content/acme/long.md", &long);
+    let late = incident("Late", "2024-03-05T15:00:00Z").replace(
+        "resolved: 2024-03-05T16:00:00Z",
+        "resolved: 2026-06-01T00:00:00Z",
+    );
+    site.write("content/globex/late.md", &late);
+    site.build(&[]);
+    site.write(
+        "content/acme/long.md",
+        &long.replace(
+            "resolved: 2024-03-05T16:00:00Z",
+            "resolved: 2025-07-01T00:00:00Z",
+        ),
+    );
+    site.build(&[]);
+    let (have, want) = (tree(&site.path("public")), from_scratch(&site));
+    let differing: Vec<&String> = want
+        .keys()
+        .chain(have.keys())
+        .filter(|path| want.get(*path) != have.get(*path))
+        .collect();
+    assert!(differing.is_empty(), "stale: {differing:?}");
+}
+
+#[test]
 fn no_cache_reads_and_writes_none_and_cache_dir_puts_it_elsewhere() {
     let site = archive(4);
     site.build(&["--no-cache"]);
