@@ -14,6 +14,10 @@
 //!   besides them (the program, the options, `site.yaml`, the templates and static files),
 //!   and a hash of the manifest of the output it produced: only an output that still holds
 //!   exactly that build is updated page by page.
+//! - Each output file is known the same way, by its stamp and the hash of the bytes the
+//!   build meant it to hold: one whose stamp differs, or is racy, is hashed again, so a
+//!   page rewritten to the same size with its mtime put back is never taken for the
+//!   build's.
 //! - Its index (what was seen of each file, and what was written) is read apart from the
 //!   parsed incidents, which are read only when a build needs them: a build with nothing
 //!   to do reads the index alone (and copies the rest, checked, when files were seen with
@@ -37,7 +41,7 @@ pub const CACHE_DIR: &str = ".outages-cache";
 const FILE: &str = "build";
 const MAGIC: &[u8; 20] = b"outages build cache\n";
 /// Bumped whenever what is stored changes shape.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// The largest entry read back: a content file is at most a few megabytes.
 const MAX_ENTRY: u64 = 256 << 20;
 /// The buffer between the stored part and the file, both ways: large enough for the hash
@@ -75,21 +79,82 @@ impl Stamp {
             ctime: (meta.ctime(), meta.ctime_nsec()),
         }
     }
+
+    /// A stamp from the fields of a `stat` (whatever their integer types on this
+    /// platform).
+    pub fn from_stat(
+        size: impl Into<i128>,
+        inode: impl Into<i128>,
+        mtime: (impl Into<i128>, impl Into<i128>),
+        ctime: (impl Into<i128>, impl Into<i128>),
+    ) -> Stamp {
+        let int = |v: i128| i64::try_from(v).unwrap_or(i64::MAX);
+        Stamp {
+            size: u64::try_from(size.into()).unwrap_or(u64::MAX),
+            inode: u64::try_from(inode.into()).unwrap_or(u64::MAX),
+            mtime: (int(mtime.0.into()), int(mtime.1.into())),
+            ctime: (int(ctime.0.into()), int(ctime.1.into())),
+        }
+    }
+
+    /// Whether a file stamped so after `looked` would be trusted by its stamp alone: it
+    /// was last changed well before.
+    pub fn settled(&self, looked: SystemTime) -> bool {
+        !self.racy(moment(looked))
+    }
+
+    /// Whether the file was changed so close to `looked` (the moment before it was
+    /// stamped) that another change in the same clock tick could leave the same stamp.
+    /// The later of the two times counts: a user can put the mtime back, not the ctime.
+    fn racy(&self, looked: (i64, i64)) -> bool {
+        let ns = |(secs, nanos): (i64, i64)| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        let latest = ns(self.mtime).max(ns(self.ctime));
+        latest + RACY.as_nanos() as i128 >= ns(looked)
+    }
 }
 
-/// A file of the output as the last build left it: what a hand edit or a deletion changes.
-/// Its size and modification time to the second, which survive a copy, a move and an
-/// archive (a CI cache restores the folder from a tar file), unlike its inode and change
-/// time.
+/// A file of the output as a build left it: its stamp, and the hash of the bytes the build
+/// meant it to hold. A file whose stamp is not the one recorded, or is racy, is hashed
+/// again: only its bytes say whether it is still the build's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Left {
-    size: u64,
-    mtime: i64,
+    pub stamp: Stamp,
+    pub hash: Hash,
 }
 
-impl Left {
-    pub fn new(size: u64, mtime: i64) -> Left {
-        Left { size, mtime }
+/// The files of the output as a build left them, with when they were looked at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lefts {
+    /// The moment before the first of the stamps was taken, as seconds and nanoseconds
+    /// since the epoch.
+    looked: (i64, i64),
+    /// Each file the manifest lists, in its order (`None`: not a file the build could
+    /// read back, never trusted).
+    pub each: Vec<Option<Left>>,
+}
+
+impl Lefts {
+    pub fn new(looked: SystemTime, each: Vec<Option<Left>>) -> Lefts {
+        Lefts {
+            looked: moment(looked),
+            each,
+        }
+    }
+
+    /// Whether `left`, seen as `now`, can be taken as unchanged without reading it.
+    pub fn trusted(&self, left: &Left, now: &Stamp) -> bool {
+        left.stamp == *now && !now.racy(self.looked)
+    }
+}
+
+/// A moment as seconds and nanoseconds since the epoch (before it: the epoch).
+fn moment(time: SystemTime) -> (i64, i64) {
+    match time.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(since) => (
+            i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+            i64::from(since.subsec_nanos()),
+        ),
+        Err(_) => (0, 0),
     }
 }
 
@@ -112,7 +177,7 @@ pub struct Written {
     /// edit makes the last build's plan only if its own differs.
     pub plan: Hash,
     /// Each file the manifest lists, in its order, as the build left it.
-    pub left: Vec<Option<Left>>,
+    pub left: Lefts,
     /// For the summary of a build that has nothing to do.
     pub incidents: usize,
     pub providers: usize,
@@ -838,6 +903,57 @@ mod tests {
         // Dated before 1970, or at the end of time: no overflow, and no trust for the latter.
         assert!(unchanged(&seen(-5), &stamp(-5), Some(scanned)));
         assert!(!unchanged(&seen(i64::MAX), &stamp(i64::MAX), Some(scanned)));
+    }
+
+    #[test]
+    fn an_output_file_is_trusted_only_with_its_whole_stamp_and_written_well_before_the_look() {
+        let looked = SystemTime::UNIX_EPOCH + Duration::new(1_000_000, 500);
+        let lefts = Lefts::new(looked, Vec::new());
+        let left = Left {
+            stamp: stamp(999_000),
+            hash: [1; 32],
+        };
+        assert!(lefts.trusted(&left, &stamp(999_000)));
+        // Any field of the stamp, to the nanosecond: another file, or another write.
+        let others = [
+            Stamp {
+                inode: 8,
+                ..stamp(999_000)
+            },
+            Stamp {
+                mtime: (999_000, 1),
+                ..stamp(999_000)
+            },
+            Stamp {
+                ctime: (999_000, 1),
+                ..stamp(999_000)
+            },
+            Stamp {
+                size: 11,
+                ..stamp(999_000)
+            },
+        ];
+        for other in others {
+            assert!(!lefts.trusted(&left, &other), "{other:?}");
+        }
+        // Changed (its ctime says so, whatever its mtime) in the moments before the look:
+        // a write in the same tick could leave this stamp.
+        let racy = Stamp {
+            ctime: (999_999, 0),
+            ..stamp(999_000)
+        };
+        let left = Left {
+            stamp: racy,
+            ..left
+        };
+        assert!(!lefts.trusted(&left, &racy));
+        let later = looked + Duration::from_secs(10);
+        assert!(!racy.settled(looked) && racy.settled(later));
+        assert!(Lefts::new(later, Vec::new()).trusted(&left, &racy));
+        // Dated at the end of time: no overflow, and no trust.
+        let end = stamp(i64::MAX);
+        let left = Left { stamp: end, ..left };
+        assert!(!lefts.trusted(&left, &end));
     }
 
     fn provider(slug: &str) -> Loaded {

@@ -26,6 +26,8 @@ use foldhash::HashSet;
 use rayon::prelude::*;
 use walkdir::WalkDir;
 
+use crate::cache::{Hash, Stamp};
+
 /// The list of the files a build wrote, in the output folder: sorted, one site path a line.
 pub const MANIFEST: &str = ".outages-manifest";
 /// In the staging folder: the new tree, and the old one while a rename pair is under way.
@@ -179,7 +181,7 @@ fn manifest_lines(text: &str) -> impl Iterator<Item = &str> {
 /// (a build after nothing changed looks at every file of the output: this is its cost).
 /// A folder swapped for a link between the two could be looked through: only metadata,
 /// and by someone who can write the folder anyway; nothing is read or written through it.
-pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crate::cache::Left>> {
+pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<Stamp>> {
     use rustix::fs::{AtFlags, FileType};
     let Ok(dir) = open_dir(out) else {
         return vec![None; paths.len()];
@@ -211,10 +213,32 @@ pub fn look_at<S: AsRef<str> + Sync>(out: &Path, paths: &[S]) -> Vec<Option<crat
             }
             let st = stat(path)?;
             (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile).then(|| {
-                crate::cache::Left::new(u64::try_from(st.st_size).unwrap_or(u64::MAX), st.st_mtime)
+                Stamp::from_stat(
+                    st.st_size,
+                    st.st_ino,
+                    (st.st_mtime, st.st_mtime_nsec),
+                    (st.st_ctime, st.st_ctime_nsec),
+                )
             })
         })
         .collect()
+}
+
+/// The hash of the output's file at `path`, which [`look_at`] found as `stamp`, if it
+/// still has that stamp before and after it is read: a file replaced or written meanwhile
+/// is vouched for by nobody.
+pub fn hash_at(out: &Path, path: &str, stamp: &Stamp) -> Option<Hash> {
+    use rustix::fs::{Mode, OFlags};
+    // Non-blocking: a FIFO put there since opens without waiting (and fails the stamp).
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mut file = File::from(rustix::fs::open(out.join(path), flags, Mode::empty()).ok()?);
+    let stamped = |file: &File| file.metadata().ok().map(|meta| Stamp::of(&meta));
+    if stamped(&file)? != *stamp {
+        return None;
+    }
+    let mut hasher = blake3::Hasher::new();
+    io::copy(&mut file, &mut hasher).ok()?;
+    (stamped(&file)? == *stamp).then(|| *hasher.finalize().as_bytes())
 }
 
 /// The folders on the way to `paths`, each once. The paths of a manifest come sorted, and

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use foldhash::{HashMap, HashSet};
+use rayon::prelude::*;
 
 use crate::build::{Error, Summary};
-use crate::cache::{self, Bodies, Cache, Hash, Index, Looked, Seen, Written};
+use crate::cache::{self, Bodies, Cache, Hash, Index, Left, Lefts, Looked, Seen, Written};
 use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
@@ -41,13 +42,54 @@ pub struct Scan {
     /// The content files that were added, changed or deleted since the cache; `None` when
     /// there is no last output, or more changed than an update of it is for.
     changed: Option<Changes>,
-    /// The last build's output is what the cache says it wrote.
-    output_known: bool,
+    /// The last build's files, in the manifest's order, as seen now, when every one still
+    /// holds what the cache says that build wrote (`None`: it cannot be built on).
+    verified: Option<Verified>,
     /// The files the output's manifest lists (the last build's), in order.
     written_paths: Vec<String>,
     /// The site the last output shows, when there are changes to update it with: put
     /// together while the output was looked at.
     written_site: Option<Site>,
+}
+
+/// The last build's files (`paths`, in the manifest's order, as `left` recorded them) as
+/// they are now, if every one still holds what that build wrote: a file whose stamp is not
+/// the recorded one, or is racy, is hashed again.
+fn verify(out: &Path, paths: &[String], left: &Lefts, scanned: SystemTime) -> Option<Verified> {
+    if paths.len() != left.each.len() {
+        return None;
+    }
+    let now = output::look_at(out, paths);
+    let each: Vec<(Left, bool)> = paths
+        .par_iter()
+        .zip(now)
+        .zip(&left.each)
+        .map(|((path, now), recorded)| {
+            let (now, recorded) = (now?, (*recorded)?);
+            if left.trusted(&recorded, &now) {
+                return Some((recorded, false));
+            }
+            let hash = output::hash_at(out, path, &now)?;
+            let worth = now != recorded.stamp || now.settled(scanned);
+            (hash == recorded.hash).then_some((Left { stamp: now, hash }, worth))
+        })
+        .collect::<Option<_>>()?;
+    let hashed = each.iter().any(|(_, hashed)| *hashed);
+    Some(Verified {
+        each: each.into_iter().map(|(left, _)| left).collect(),
+        hashed,
+    })
+}
+
+/// The last build's files as a look at the output found them, every one holding what that
+/// build wrote.
+struct Verified {
+    /// In the manifest's order, with their stamps of now.
+    each: Vec<Left>,
+    /// Whether any was hashed again and would now be trusted by its stamp (a new stamp, or
+    /// a racy one since settled): then the cache records them as seen now, so that the
+    /// next build need not hash them.
+    hashed: bool,
 }
 
 /// Content files as a build read them, by path (`None`: gone).
@@ -168,22 +210,23 @@ impl Scan {
             changed
         });
         // The output holds what the last build left: its manifest, and every file as it was
-        // (a file edited or deleted by hand, and the build starts from scratch).
+        // (a file edited or deleted by hand, and the build starts from scratch). Taken
+        // against `scanned`, the moment before the output is looked at.
         // With changes to update it with, the site the last output shows is put together
         // while the output is looked at (each mostly keeps one core busy): it is needed
         // unless the output was changed by hand.
         let updating = changed.as_ref().is_some_and(|changed| !changed.is_empty());
-        let (output_known, written_site) = match before.index.written.as_ref() {
+        let (verified, written_site) = match before.index.written.as_ref() {
             Some(written)
                 if written.key == render_key
                     && output.manifest_hash() == Some(written.manifest) =>
             {
                 rayon::join(
-                    || output::look_at(out, &written_paths) == written.left,
+                    || verify(out, &written_paths, &written.left, scanned),
                     || updating.then(|| written_site(&before, options)).flatten(),
                 )
             }
-            _ => (false, None),
+            _ => (None, None),
         };
         Some(Scan {
             dir: dir.to_path_buf(),
@@ -194,9 +237,9 @@ impl Scan {
             theme,
             render_key,
             changed,
-            output_known,
+            written_site: written_site.filter(|_| verified.is_some()),
+            verified,
             written_paths,
-            written_site: written_site.filter(|_| output_known),
         })
     }
 
@@ -207,10 +250,12 @@ impl Scan {
 
     pub fn start_from(&self) -> StartFrom {
         match (&self.before.index.written, &self.changed) {
-            (Some(written), Some(changed)) if self.output_known && changed.is_empty() => {
+            (Some(written), Some(changed)) if self.verified.is_some() && changed.is_empty() => {
                 StartFrom::Nothing(written.clone())
             }
-            (Some(_), Some(changed)) if self.output_known => StartFrom::Written(changed.clone()),
+            (Some(_), Some(changed)) if self.verified.is_some() => {
+                StartFrom::Written(changed.clone())
+            }
             _ => StartFrom::Scratch,
         }
     }
@@ -288,7 +333,15 @@ impl Scan {
             .theme
             .iter()
             .map(|s| s.stamp));
-        let cache_error = match (seen_again, content) {
+        // Output files hashed again (new stamps, or racy ones) are recorded as seen now, so
+        // that the next build can trust their stamps.
+        let mut written = written.clone();
+        let rehashed = self.verified.as_ref().filter(|verified| verified.hashed);
+        if let Some(verified) = rehashed {
+            let each = verified.each.iter().copied().map(Some).collect();
+            written.left = Lefts::new(self.scanned, each);
+        }
+        let cache_error = match (seen_again || rehashed.is_some(), content) {
             // If what the files gave is damaged, an empty cache in its place: the next
             // build starts from scratch (and writes it whole).
             (true, Some(content)) => {
@@ -370,20 +423,20 @@ impl Scan {
         self.finish(file, &mut index, |content| index_loaded(content, parsed))
     }
 
-    /// How each of `files` (in the manifest's order) is left in `out`: looked at again only
-    /// where this build wrote it, when the last build's files were seen as it left them.
-    fn left(&self, out: &Path, files: &[OutputFile]) -> Vec<Option<cache::Left>> {
+    /// How each of `files` (in the manifest's order) is left in `out`: stamped and hashed
+    /// again only where this build wrote it, or where the last build's files were not
+    /// verified; the others as they were verified (a file this build did not write it did
+    /// not touch, but for a link into a new tree, which changes its ctime: then the next
+    /// build hashes it again).
+    fn left(&self, out: &Path, files: &[OutputFile]) -> Lefts {
         let mut sorted: Vec<&OutputFile> = files.iter().collect();
         sorted.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         // The last build's files, as the manifest lists them: sorted the same way, and one
-        // for one with what the cache says of them (`output_known` compared the two).
-        let before: &[Option<cache::Left>] = match &self.before.index.written {
-            Some(written) if self.output_known => &written.left,
-            _ => &[],
-        };
+        // for one with what was verified of them.
+        let before: &[Left] = self.verified.as_ref().map_or(&[], |v| &v.each);
         let before_paths = &self.written_paths[..before.len().min(self.written_paths.len())];
         let mut next = 0;
-        let earlier: Vec<Option<Option<cache::Left>>> = sorted
+        let earlier: Vec<Option<Left>> = sorted
             .iter()
             .map(|file| {
                 let path = file.path.as_str();
@@ -400,11 +453,22 @@ impl Scan {
             .filter(|(_, earlier)| earlier.is_none())
             .map(|(file, _)| file.path.as_str())
             .collect();
-        let mut looked = output::look_at(out, &again).into_iter();
-        earlier
+        let stamps = output::look_at(out, &again);
+        let mut looked = again
+            .par_iter()
+            .zip(stamps)
+            .map(|(path, stamp)| {
+                let stamp = stamp?;
+                let hash = output::hash_at(out, path, &stamp)?;
+                Some(Left { stamp, hash })
+            })
+            .collect::<Vec<_>>()
+            .into_iter();
+        let each = earlier
             .into_iter()
-            .map(|earlier| earlier.unwrap_or_else(|| looked.next().flatten()))
-            .collect()
+            .map(|earlier| earlier.or_else(|| looked.next().flatten()))
+            .collect();
+        Lefts::new(self.scanned, each)
     }
 
     fn write(

@@ -673,7 +673,10 @@ impl Dirty {
             let (first, last) = crate::insight::days(incident);
             days.extend(first.iter_days().take_while(|d| *d <= last));
             let part = parts.entry(incident.provider.as_str()).or_default();
-            part.years.extend(first.year()..=last.year());
+            // Every year it counts in, to its end: it lists itself on ten years of days at
+            // most, but its downtime counts in full.
+            let end = crate::insight::end(incident).year();
+            part.years.extend(first.year()..=last.year().max(end));
             part.components.extend(
                 incident
                     .components

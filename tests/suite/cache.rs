@@ -258,6 +258,113 @@ fn a_file_of_the_output_edited_or_deleted_by_hand_is_written_again() {
     assert_eq!(tree(&site.path("public")), clean);
 }
 
+/// Puts back the modification times `mtimes` gives, to the nanosecond, as `touch -d` or a
+/// write in the same clock tick would leave them.
+fn put_back(dir: &Path, mtimes: &std::collections::BTreeMap<String, std::time::SystemTime>) {
+    for (path, mtime) in mtimes {
+        if let Ok(file) = std::fs::File::options().write(true).open(dir.join(path)) {
+            file.set_modified(*mtime).unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_output_rewritten_with_the_same_sizes_and_times_is_not_taken_for_the_cached_one() {
+    // A build, a same-size edit built without the cache, the edit undone: every file the
+    // cache knows has its size and, once put back, its mtime, but other bytes. (Without
+    // search, whose files are named by what they hold: the manifest stays the same.)
+    let site = archive(8);
+    site.write("site.yaml", "search: false\n");
+    site.build(&[]);
+    let out = site.path("public");
+    let mtimes = crate::common::mtimes(&out);
+    let file = site.path("content/acme/i2.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("Outage 2", "Outage Z")).unwrap();
+    site.build(&["--no-cache"]);
+    assert!(site.read("index.html").contains("Outage Z"));
+    put_back(&out, &mtimes);
+    std::fs::write(&file, &text).unwrap();
+    let again = site.build(&[]);
+    assert!(count(&again, "written") > 0, "{again}");
+    assert!(!site.read("index.html").contains("Outage Z"));
+    assert_eq!(tree(&out), from_scratch(&site));
+}
+
+#[test]
+fn a_page_edited_by_hand_to_the_same_size_with_its_mtime_put_back_is_written_again() {
+    let site = archive(8);
+    site.build(&[]);
+    let clean = from_scratch(&site);
+    let out = site.path("public");
+    let mtimes = crate::common::mtimes(&out);
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Outage 3"));
+    std::fs::write(&page, html.replace("Outage 3", "Outage Y")).unwrap();
+    put_back(&out, &mtimes);
+    site.build(&[]);
+    assert_eq!(tree(&out), clean);
+}
+
+#[test]
+fn an_output_copied_elsewhere_and_back_is_hashed_once_and_kept() {
+    // New inodes and ctimes, same bytes (a CI cache restoring the folder): nothing is
+    // written, and the build records the files as it found them.
+    let site = archive(8);
+    site.build(&[]);
+    let out = site.path("public");
+    let mtimes = crate::common::mtimes(&out);
+    let files = tree(&out);
+    std::fs::remove_dir_all(&out).unwrap();
+    for (path, bytes) in &files {
+        let path = out.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    put_back(&out, &mtimes);
+    let cache = site.path(".outages-cache/build");
+    let before = std::fs::read(&cache).unwrap();
+    assert_eq!(count(&site.build(&[]), "written"), 0);
+    assert_eq!(crate::common::mtimes(&out), mtimes);
+    assert_ne!(
+        std::fs::read(&cache).unwrap(),
+        before,
+        "the new stamps recorded"
+    );
+    assert_eq!(count(&site.build(&[]), "written"), 0);
+}
+
+#[test]
+fn an_edit_of_an_incident_spanning_more_than_ten_years_renders_every_year_it_counts_in() {
+    // A typo makes an incident a century long; its days are listed for ten years at most,
+    // but it counts in every year's numbers up to its end.
+    let site = archive(4);
+    let long = incident("Typo", "1923-02-01T10:00:00Z");
+    site.write("content/acme/long.md", &long);
+    let late = incident("Late", "2024-03-05T15:00:00Z").replace(
+        "resolved: 2024-03-05T16:00:00Z",
+        "resolved: 2026-06-01T00:00:00Z",
+    );
+    site.write("content/globex/late.md", &late);
+    site.build(&[]);
+    site.write(
+        "content/acme/long.md",
+        &long.replace(
+            "resolved: 2024-03-05T16:00:00Z",
+            "resolved: 2025-07-01T00:00:00Z",
+        ),
+    );
+    site.build(&[]);
+    let (have, want) = (tree(&site.path("public")), from_scratch(&site));
+    let differing: Vec<&String> = want
+        .keys()
+        .chain(have.keys())
+        .filter(|path| want.get(*path) != have.get(*path))
+        .collect();
+    assert!(differing.is_empty(), "stale: {differing:?}");
+}
+
 #[test]
 fn no_cache_reads_and_writes_none_and_cache_dir_puts_it_elsewhere() {
     let site = archive(4);
