@@ -200,6 +200,44 @@ fn a_problem_on_every_line_is_reported_in_linear_time() {
     );
 }
 
+/// One tag of `n` distinct attributes: html5ever compares each name with every one before.
+fn crowded(n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("a{i}=\"{i}\"")).collect();
+    format!("<p {}>text</p>", names.join(" "))
+}
+
+#[test]
+fn a_tag_with_more_attributes_than_a_page_may_hold_is_an_error_at_its_position() {
+    let site = Site::new(&[
+        (
+            "content/acme/_index.md",
+            &format!("---\nname: Acme\n---\nIntro.\n\n{}\n", crowded(1000)),
+        ),
+        (
+            "content/acme/update.md",
+            &format!(
+                "{}\n### 2024-03-05 14:00 UTC: investigating\nIn text {}\n",
+                front(""),
+                crowded(1000)
+            ),
+        ),
+        // The most a tag may hold is fine, in a summary.
+        (
+            "content/acme/fits.md",
+            &format!("{}{}\n", front(""), crowded(100)),
+        ),
+    ]);
+    let err = fails(&site, &["check"]);
+    for (file, line_col) in [
+        ("content/acme/_index.md", "6:1"),
+        ("content/acme/update.md", "9:9"),
+    ] {
+        let message = message_at(&site, &err, file, line_col);
+        assert!(message.contains("more than 100 attributes"), "{message}");
+    }
+    assert!(err.contains("2 errors in 2 files"), "{err}");
+}
+
 #[test]
 fn escaped_control_characters_never_reach_the_output() {
     let site = Site::new(&[
