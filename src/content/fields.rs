@@ -401,6 +401,7 @@ pub fn time_error(ctx: &FileCtx, pos: Pos, text: &str, error: TimeError) -> Diag
     let message = match error {
         TimeError::Unreadable => format!("cannot read the time `{text}`"),
         TimeError::OutOfRange => format!("the time `{text}` is outside the years 0001 to 9999"),
+        TimeError::LeapSecond => format!("the time `{text}` has second 60"),
     };
     ctx.error(pos, message).with_hint(error.hint())
 }

@@ -82,6 +82,29 @@ fn huge_durations_and_years_past_9999_are_errors_at_their_position_not_crashes()
 }
 
 #[test]
+fn second_60_is_an_error_at_its_position() {
+    let site = Site::new(&[
+        (
+            "content/acme/leap.md",
+            &format!(
+                "{}\n### 2016-12-31 23:59:60 UTC: investigating\nDown.\n",
+                front("resolved: 2024-03-05T22:59:60Z\n")
+            ),
+        ),
+        (
+            "content/acme/fine.md",
+            &incident("Fine", "2024-03-05T14:00:59Z"),
+        ),
+    ]);
+    let err = fails(&site, &["check"]);
+    for line_col in ["5:11", "9:5"] {
+        let message = message_at(&site, &err, "content/acme/leap.md", line_col);
+        assert!(message.contains("has second 60"), "{message}");
+    }
+    assert!(err.contains("2 errors in 1 file"), "{err}");
+}
+
+#[test]
 fn an_alias_bomb_is_refused_at_once() {
     // 500 KB that aliases would repeat into 45 MB, on every page that shows components.
     let big = "x".repeat(500_000);
