@@ -30,12 +30,28 @@ impl<'a> FileCtx<'a> {
         }
     }
 
-    pub fn error(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
-        let starts = self.line_starts.get_or_init(|| {
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
             std::iter::once(0)
                 .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
                 .collect()
-        });
+        })
+    }
+
+    /// Where byte `offset` of the file is, one character wide.
+    pub fn pos_at(&self, offset: usize) -> Pos {
+        let starts = self.line_starts();
+        let line = starts.partition_point(|&start| start <= offset).max(1);
+        let start = starts.get(line - 1).copied().unwrap_or(0);
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(0, |s| s.chars().count());
+        Pos::new(line, col + 1, 1)
+    }
+
+    pub fn error(&self, pos: Pos, message: impl Into<String>) -> Diagnostic {
+        let starts = self.line_starts();
         let line = pos
             .line
             .checked_sub(1)
@@ -385,6 +401,7 @@ pub fn time_error(ctx: &FileCtx, pos: Pos, text: &str, error: TimeError) -> Diag
     let message = match error {
         TimeError::Unreadable => format!("cannot read the time `{text}`"),
         TimeError::OutOfRange => format!("the time `{text}` is outside the years 0001 to 9999"),
+        TimeError::LeapSecond => format!("the time `{text}` has second 60"),
     };
     ctx.error(pos, message).with_hint(error.hint())
 }

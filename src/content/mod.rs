@@ -21,9 +21,11 @@ use serde_saphyr::Spanned;
 
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, ProviderInfo, Slug, SyncKind};
+use crate::render::attributes::crowded_tag;
 use crate::sources;
 use fields::{FileCtx, Pos, display_path};
 use source::Scrub;
+use updates::crowded_tag_error;
 
 pub const CONTENT_DIR: &str = "content";
 /// The file that describes the provider of its folder.
@@ -305,7 +307,7 @@ struct ProviderYaml {
     name: Option<String>,
     url: S,
     status_page: S,
-    description: Option<String>,
+    description: S,
     sync: Option<SyncYaml>,
 }
 
@@ -422,10 +424,7 @@ fn parse_provider(
             .filter(|n| !n.is_empty()),
         url: url(raw.url),
         status_page: url(raw.status_page),
-        description: raw
-            .description
-            .or_else(|| Some(body.trim().to_string()))
-            .filter(|d| !d.trim().is_empty()),
+        description: description(ctx, raw.description, body, &mut errors),
         sync: raw.sync.map_or(SyncKind::default(), |s| s.0),
     };
     if errors.is_empty() {
@@ -433,4 +432,29 @@ fn parse_provider(
     } else {
         Err(errors)
     }
+}
+
+/// A provider's description, from its field or else the file's body.
+fn description(
+    ctx: &FileCtx,
+    field: S,
+    body: &str,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    let (text, pos) = match field {
+        Some(field) => {
+            let field = frontmatter::spanned(field, 1);
+            (field.value, Some(field.pos))
+        }
+        None => (body.trim().to_string(), None),
+    };
+    if let Some(at) = crowded_tag(&text) {
+        // In the body, the tag itself; in the field, where its value starts.
+        let pos = pos.unwrap_or_else(|| {
+            let trimmed = body.trim_start();
+            ctx.pos_at(ctx.text.len().saturating_sub(trimmed.len()) + at)
+        });
+        errors.push(crowded_tag_error(ctx, pos));
+    }
+    Some(text).filter(|d| !d.trim().is_empty())
 }

@@ -22,6 +22,8 @@ pub enum TimeError {
     Unreadable,
     /// Read, but outside the years 0001–9999 once in UTC.
     OutOfRange,
+    /// Second 60: a minute with a leap second, which no page, feed or browser can show.
+    LeapSecond,
 }
 
 impl TimeError {
@@ -30,13 +32,21 @@ impl TimeError {
         match self {
             TimeError::Unreadable => ACCEPTED_FORMATS,
             TimeError::OutOfRange => YEARS,
+            TimeError::LeapSecond => {
+                "write second 59 or the next minute: a minute has seconds 00 to 59 here"
+            }
         }
     }
 }
 
 /// Reads RFC 3339 (any offset), or `YYYY-MM-DD HH:MM[:SS] UTC`.
 pub fn parse_timestamp(text: &str) -> Result<Timestamp, TimeError> {
-    read(text).ok_or(TimeError::Unreadable).and_then(in_range)
+    let time = read(text).ok_or(TimeError::Unreadable)?;
+    // chrono reads second 60 of any minute as a leap second, kept as a fraction past 1.
+    if time.timestamp_subsec_nanos() >= 1_000_000_000 {
+        return Err(TimeError::LeapSecond);
+    }
+    in_range(time)
 }
 
 /// The end of something that started at `start` and lasted `duration`.
@@ -171,6 +181,20 @@ mod tests {
         assert_eq!(utc("2022-01-20T17:58Z"), want);
         assert_eq!(utc("2022-01-20 17:58:00Z"), want);
         assert_eq!(utc("2022-01-20 09:58 -08:00"), want);
+    }
+
+    #[test]
+    fn second_60_is_refused_even_where_a_leap_second_was() {
+        for text in [
+            "2024-03-05T22:59:60Z",
+            "2016-12-31T23:59:60Z",
+            "2016-12-31 23:59:60 UTC",
+            "2017-01-01T00:59:60+01:00",
+            "2016-12-31T23:59:60.5Z",
+        ] {
+            assert_eq!(parse_timestamp(text), Err(TimeError::LeapSecond), "{text}");
+        }
+        assert!(parse_timestamp("2016-12-31T23:59:59.999Z").is_ok());
     }
 
     #[test]

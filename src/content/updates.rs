@@ -14,6 +14,7 @@ use crate::content::time::{TimeError, parse_timestamp};
 use crate::content::yaml::closest;
 use crate::diagnostics::Diagnostic;
 use crate::model::{Status, Timestamp, Update};
+use crate::render::attributes::{MAX_ATTRIBUTES, crowded_tag};
 
 /// The markdown dialect of content: the renderer parses with these options too.
 pub const MARKDOWN_OPTIONS: Options = Options::ENABLE_TABLES
@@ -102,6 +103,19 @@ pub fn parse_body(
         }
     }
     let summary = &body[..starts.first().map_or(body.len(), |(_, _, h)| h.start)];
+    // What a page shows of the body: the summary, then each update's text.
+    let mut shown = |text: &'_ str| {
+        let offset = crowded_tag(text).and_then(|at| {
+            let start = (text.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+            start.checked_add(at)
+        });
+        if let Some(offset) = offset {
+            let (line, col) = Lines::new(body, first_line).at(offset);
+            errors.push(crowded_tag_error(ctx, Pos::new(line, col, 1)));
+        }
+        text.to_string()
+    };
+    let summary = shown(strip_updates_heading(summary.trim()));
     let ends = starts
         .iter()
         .skip(1)
@@ -113,14 +127,20 @@ pub fn parse_body(
         .map(|((at, status, heading), end)| Update {
             at: *at,
             status: status.clone(),
-            body: body[heading.end..end].trim().to_string(),
+            body: shown(body[heading.end..end].trim()),
         })
         .collect();
     updates.sort_by_key(|update| update.at);
-    Body {
-        summary: strip_updates_heading(summary.trim()).to_string(),
-        updates,
-    }
+    Body { summary, updates }
+}
+
+/// The error for markdown that writes a tag with more attributes than a page may hold.
+pub(crate) fn crowded_tag_error(ctx: &FileCtx, at: Pos) -> Diagnostic {
+    ctx.error(
+        at,
+        format!("this HTML tag has more than {MAX_ATTRIBUTES} attributes, which no page may hold"),
+    )
+    .with_hint("an element needs a few attributes; remove the others")
 }
 
 /// An H3 heading of the document itself (not inside a list, quote or other container).

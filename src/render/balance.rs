@@ -381,7 +381,7 @@ fn escape_text(out: &mut String, text: &str) {
 }
 
 /// Elements whose content the tokenizer reads as text, as the parser would tell it to.
-fn raw_kind(name: &str) -> Option<TokenSinkResult<()>> {
+pub(super) fn raw_kind(name: &str) -> Option<TokenSinkResult<()>> {
     Some(match name {
         "script" => TokenSinkResult::RawData(RawKind::ScriptData),
         "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::ops::Range;
 
 use ammonia::{Builder, UrlRelative};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd, html};
@@ -156,8 +157,14 @@ fn render(markdown: &str, page_url: &str) -> String {
 /// their tags and keep their text (`>` typed 50,000 times is one quote 64 deep), as raw
 /// HTML does in [`balance`]: no page holds more nesting than a browser renders.
 fn events(markdown: &str) -> impl Iterator<Item = Event<'_>> {
+    events_at(markdown).map(|(event, _)| event)
+}
+
+/// [`events`] with the range of the markdown each comes from.
+pub(crate) fn events_at(markdown: &str) -> impl Iterator<Item = (Event<'_>, Range<usize>)> {
     let mut depth = 0usize;
-    Parser::new_ext(markdown, MARKDOWN_OPTIONS).filter_map(move |event| {
+    let parser = Parser::new_ext(markdown, MARKDOWN_OPTIONS).into_offset_iter();
+    parser.filter_map(move |(event, range)| {
         let kept = match event {
             Event::Start(_) => {
                 depth += 1;
@@ -169,7 +176,7 @@ fn events(markdown: &str) -> impl Iterator<Item = Event<'_>> {
             }
             _ => true,
         };
-        kept.then(|| adjust(event))
+        kept.then(|| (adjust(event), range))
     })
 }
 

@@ -2,6 +2,7 @@
 //! from), then rendering each page. Nothing here touches the output folder.
 
 pub mod api;
+pub(crate) mod attributes;
 mod balance;
 pub mod charts;
 pub mod feeds;

@@ -82,6 +82,29 @@ fn huge_durations_and_years_past_9999_are_errors_at_their_position_not_crashes()
 }
 
 #[test]
+fn second_60_is_an_error_at_its_position() {
+    let site = Site::new(&[
+        (
+            "content/acme/leap.md",
+            &format!(
+                "{}\n### 2016-12-31 23:59:60 UTC: investigating\nDown.\n",
+                front("resolved: 2024-03-05T22:59:60Z\n")
+            ),
+        ),
+        (
+            "content/acme/fine.md",
+            &incident("Fine", "2024-03-05T14:00:59Z"),
+        ),
+    ]);
+    let err = fails(&site, &["check"]);
+    for line_col in ["5:11", "9:5"] {
+        let message = message_at(&site, &err, "content/acme/leap.md", line_col);
+        assert!(message.contains("has second 60"), "{message}");
+    }
+    assert!(err.contains("2 errors in 1 file"), "{err}");
+}
+
+#[test]
 fn an_alias_bomb_is_refused_at_once() {
     // 500 KB that aliases would repeat into 45 MB, on every page that shows components.
     let big = "x".repeat(500_000);
@@ -198,6 +221,44 @@ fn a_problem_on_every_line_is_reported_in_linear_time() {
         "{}",
         &err[err.len() - 300..]
     );
+}
+
+/// One tag of `n` distinct attributes: html5ever compares each name with every one before.
+fn crowded(n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("a{i}=\"{i}\"")).collect();
+    format!("<p {}>text</p>", names.join(" "))
+}
+
+#[test]
+fn a_tag_with_more_attributes_than_a_page_may_hold_is_an_error_at_its_position() {
+    let site = Site::new(&[
+        (
+            "content/acme/_index.md",
+            &format!("---\nname: Acme\n---\nIntro.\n\n{}\n", crowded(1000)),
+        ),
+        (
+            "content/acme/update.md",
+            &format!(
+                "{}\n### 2024-03-05 14:00 UTC: investigating\nIn text {}\n",
+                front(""),
+                crowded(1000)
+            ),
+        ),
+        // The most a tag may hold is fine, in a summary.
+        (
+            "content/acme/fits.md",
+            &format!("{}{}\n", front(""), crowded(100)),
+        ),
+    ]);
+    let err = fails(&site, &["check"]);
+    for (file, line_col) in [
+        ("content/acme/_index.md", "6:1"),
+        ("content/acme/update.md", "9:9"),
+    ] {
+        let message = message_at(&site, &err, file, line_col);
+        assert!(message.contains("more than 100 attributes"), "{message}");
+    }
+    assert!(err.contains("2 errors in 2 files"), "{err}");
 }
 
 #[test]
