@@ -12,6 +12,7 @@ pub mod content;
 pub mod diagnostics;
 pub mod import;
 pub mod insight;
+mod lockfile;
 pub mod model;
 pub mod output;
 pub mod rebuild;

@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use walkdir::WalkDir;
 
 use crate::cache::{Hash, Stamp};
+use crate::lockfile::LockError;
 
 /// The list of the files a build wrote, in the output folder: sorted, one site path a line.
 pub const MANIFEST: &str = ".outages-manifest";
@@ -699,21 +700,10 @@ impl Output {
         fs::create_dir_all(parent).map_err(io_at("create", parent))?;
         let name = name.to_string_lossy();
         let lock_path = parent.join(format!(".{name}.lock"));
-        let lock = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(io_at("create", &lock_path))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                on_wait();
-                lock.lock().map_err(io_at("lock", &lock_path))?;
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(io_at("lock", &lock_path)(e)),
-        }
+        let lock = crate::lockfile::lock(&lock_path, on_wait).map_err(|e| match e {
+            LockError::Create(e) => io_at("create", &lock_path)(e),
+            LockError::Take(e) => io_at("lock", &lock_path)(e),
+        })?;
         let prefix = format!(".{name}.staging");
         let leftovers = clear_leftovers(out, parent, &prefix)?;
         let staging = Staging::create(parent, &prefix)?;

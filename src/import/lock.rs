@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
+use crate::lockfile::{self, LockError};
 
 /// The lock file, beside `content/`.
 const LOCK_FILE: &str = ".content.lock";
@@ -93,21 +94,10 @@ impl Writer {
                 format!("cannot {action} the archive's lock: {e}"),
             )
         };
-        let lock = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(|e| cannot("create", e))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                on_wait();
-                lock.lock().map_err(|e| cannot("take", e))?;
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(cannot("take", e)),
-        }
+        let lock = lockfile::lock(&lock_path, on_wait).map_err(|e| match e {
+            LockError::Create(e) => cannot("create", e),
+            LockError::Take(e) => cannot("take", e),
+        })?;
         let mut writer = Writer {
             root: root.to_path_buf(),
             _lock: lock,
