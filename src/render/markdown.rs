@@ -106,19 +106,24 @@ pub fn to_html(markdown: &str, page_url: &str) -> String {
 }
 
 /// The words of untrusted markdown as a reader sees them, for the search index: text and
-/// code, blocks and lines apart, link targets and raw HTML left out (no markup of the
-/// content reaches the index, so none can reach a result). Written to `out`.
+/// code, blocks and lines apart, the text of raw HTML as the page shows it (no tag, comment,
+/// attribute or script: no markup of the content reaches the index, so none can reach a
+/// result), link targets left out. Written to `out`.
 pub fn push_text(out: &mut String, markdown: &str) {
     let mut gap = false;
+    // Raw HTML comes a line or a tag at a time: read as one piece, so a tag or a script
+    // split over lines is still seen whole.
+    let mut html = String::new();
     for event in events(markdown) {
+        if let Event::Html(raw) | Event::InlineHtml(raw) = &event {
+            html.push_str(raw);
+            continue;
+        }
+        if !html.is_empty() {
+            html_text(out, &mut gap, &std::mem::take(&mut html));
+        }
         match event {
-            Event::Text(text) | Event::Code(text) => {
-                if gap && !out.is_empty() {
-                    out.push(' ');
-                }
-                gap = false;
-                out.push_str(&text);
-            }
+            Event::Text(text) | Event::Code(text) => push_words(out, &mut gap, &text),
             // The end of a block, not of a word's emphasis: `**cloud**flare` stays one word.
             Event::End(
                 TagEnd::Emphasis
@@ -133,9 +138,130 @@ pub fn push_text(out: &mut String, markdown: &str) {
             _ => {}
         }
     }
+    html_text(out, &mut gap, &html);
     if gap && !out.is_empty() {
         out.push(' ');
     }
+}
+
+fn push_words(out: &mut String, gap: &mut bool, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if *gap && !out.is_empty() {
+        out.push(' ');
+    }
+    *gap = false;
+    out.push_str(text);
+}
+
+/// Elements whose content a page never shows as text (the sanitiser drops it).
+const UNSHOWN: [&str; 5] = ["script", "style", "template", "noscript", "title"];
+
+/// The text of raw HTML: tags (quoted attribute values and all) and comments left out, the
+/// content of [`UNSHOWN`] elements too, the common character references decoded, and a
+/// gap where a tag stood. One pass over `html`.
+fn html_text(out: &mut String, gap: &mut bool, html: &str) {
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        push_html_words(out, gap, &rest[..lt]);
+        rest = &rest[lt..];
+        if let Some(comment) = rest.strip_prefix("<!--") {
+            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            continue;
+        }
+        let end = tag_end(rest);
+        let name: String = rest[1..end]
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        let closing = rest[1..].starts_with('/');
+        rest = &rest[end..];
+        // A tag ends a word only where it breaks the line on the page; `<b>` is inline.
+        *gap |= !matches!(
+            name.as_str(),
+            "b" | "i"
+                | "em"
+                | "strong"
+                | "code"
+                | "a"
+                | "span"
+                | "abbr"
+                | "del"
+                | "sub"
+                | "sup"
+                | "mark"
+                | "small"
+                | "u"
+                | "s"
+                | "kbd"
+        );
+        if !closing && UNSHOWN.contains(&name.as_str()) {
+            let close = format!("</{name}");
+            rest = find_ascii_ci(rest, &close).map_or("", |at| &rest[at + tag_end(&rest[at..])..]);
+        }
+    }
+    push_html_words(out, gap, rest);
+}
+
+/// Text between tags, its runs of white space one space as a page shows them.
+fn push_html_words(out: &mut String, gap: &mut bool, text: &str) {
+    let text = decode_references(text);
+    if text.trim().is_empty() {
+        *gap |= !text.is_empty();
+        return;
+    }
+    *gap |= text.starts_with(char::is_whitespace);
+    for (n, word) in text.split_whitespace().enumerate() {
+        *gap |= n > 0;
+        push_words(out, gap, word);
+    }
+    *gap = text.ends_with(char::is_whitespace);
+}
+
+/// Where the tag that `text` starts with (at its `<`) ends: after its `>`, quoted values
+/// skipped; the end of `text` if it never closes.
+fn tag_end(text: &str) -> usize {
+    let mut quote = None;
+    for (at, byte) in text.bytes().enumerate().skip(1) {
+        match (quote, byte) {
+            (None, b'"' | b'\'') => quote = Some(byte),
+            (Some(q), _) if q == byte => quote = None,
+            (None, b'>') => return at + 1,
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// Where `needle` (ASCII, lower case) first occurs in `haystack`, ignoring ASCII case.
+fn find_ascii_ci(haystack: &str, needle: &str) -> Option<usize> {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .position(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// Text with the character references a page shows as one character each decoded.
+fn decode_references(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('&') {
+        return text.into();
+    }
+    let mut out = text.to_string();
+    for (reference, character) in [
+        ("&lt;", "<"),
+        ("&gt;", ">"),
+        ("&quot;", "\""),
+        ("&#39;", "'"),
+        ("&apos;", "'"),
+        ("&nbsp;", " "),
+        ("&amp;", "&"),
+    ] {
+        out = out.replace(reference, character);
+    }
+    out.into()
 }
 
 fn render(markdown: &str, page_url: &str) -> String {
@@ -286,6 +412,16 @@ mod tests {
             "## Cause\nA **cloud**flare [link](javascript:x) `code`\n\n<script>alert(1)</script>\n\n- one\n- two",
         );
         assert_eq!(out, "Cause A cloudflare link code one two ");
+    }
+
+    #[test]
+    fn text_inside_html_blocks_is_what_the_page_shows() {
+        let mut out = String::new();
+        super::push_text(
+            &mut out,
+            "<p>Customers in <b>zebra</b>frankfurt &amp; Paris</p>\n<p title=\"a>b onclick=x\">next</p><!-- hidden -->\n<script>\nalert(1)\n</SCRIPT >after\n\nplain",
+        );
+        assert_eq!(out, "Customers in zebrafrankfurt & Paris next after plain ");
     }
 
     use super::*;

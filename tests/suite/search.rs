@@ -139,6 +139,30 @@ fn every_incident_is_a_record_with_its_words_and_facets() {
 }
 
 #[test]
+fn text_inside_an_html_block_is_found_as_the_page_shows_it() {
+    // As GitHub wrote a resolution summary: an HTML block, a script beside it.
+    let body = "---\ntitle: Storage degraded\nstarted: 2025-06-12T10:00:00Z\nresolved: 2025-06-12T11:00:00Z\nimpact: minor\n---\n### 2025-06-12 10:00 UTC: resolved\n<p>Customers in zebrafrankfurt saw <b>slow</b>\nwrites.</p>\n<script>quagga()</script>\n";
+    let site = Site::new(&[("content/acme/storage.md", body)]);
+    site.build(&[]);
+    let records = records(&index_files(&site));
+    let content = records.values().next().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        content.contains("Customers in zebrafrankfurt saw slow writes."),
+        "{content}"
+    );
+    assert!(
+        !content.contains("quagga") && !content.contains('<'),
+        "{content}"
+    );
+    let url = records.keys().next().unwrap();
+    let page = site.read(&format!("{}index.html", url.trim_start_matches('/')));
+    assert!(page.contains("zebrafrankfurt") && !page.contains("quagga"));
+}
+
+#[test]
 fn the_index_is_the_same_bytes_whatever_the_threads_and_base_url() {
     let site = archive();
     let output = site.run_env(&["build"], &[("RAYON_NUM_THREADS", "1")]);
