@@ -11,6 +11,10 @@ use crate::content::Content;
 use crate::insight::{self, Period};
 use crate::model::{Impact, Incident, ProviderInfo, Slug, Timestamp};
 
+mod span;
+pub use span::YEARS_APART;
+use span::{Reach, shown, span};
+
 /// A typed position in one of the archive's lists, so an incident's index cannot be used
 /// for a provider, nor a bare number for either. Only the archive makes them.
 macro_rules! index_type {
@@ -68,6 +72,9 @@ pub struct Archive {
     /// The archive's latest update: where every period of the statistics ends, so the
     /// same files give the same numbers whenever they are built.
     pub through: Option<Timestamp>,
+    /// The years that pages spanning years show (statistics, calendars, year links),
+    /// newest first: see [`span`].
+    pub years: Vec<i32>,
 }
 
 /// One UTC day of the archive.
@@ -111,10 +118,11 @@ pub struct Component {
 pub struct Stats {
     pub all_time: Period,
     pub last_12_months: Period,
-    /// Every year from the first incident's to the archive's last, newest first.
+    /// Every year of the archive's [`span`] from the first incident's to the archive's
+    /// last, newest first.
     pub years: Vec<(i32, Period)>,
-    /// Every month from the first incident's to the archive's last, oldest first (for a
-    /// provider; a component has none).
+    /// Every month of those years from the first incident's to the archive's last, oldest
+    /// first (for a provider; a component has none).
     pub months: Vec<((i32, u32), Period)>,
     pub ongoing: usize,
     /// The longest resolved outage (a major or partial outage).
@@ -129,6 +137,7 @@ impl Archive {
         let mut incidents = content.incidents;
         incidents.par_sort_by(|a, b| newest_first(a, b));
         let through = incidents.par_iter().map(|i| insight::end(i)).max();
+        let years = span(&incidents);
         let updated = incidents.par_iter().map(|i| i.updated()).collect();
         let mut infos: BTreeMap<Slug, ProviderInfo> = content.providers.into_iter().collect();
         let mut members: BTreeMap<Slug, Vec<IncidentIx>> = infos
@@ -153,10 +162,12 @@ impl Archive {
             .collect();
         let providers: Vec<Provider> = members
             .into_par_iter()
-            .map(|(slug, list, info)| Provider::of(&incidents, slug, list, info, through))
+            .map(|(slug, list, info)| {
+                Provider::of(&incidents, slug, list, info, Reach::new(through, &years))
+            })
             .collect();
         let places = places(&providers, incidents.len());
-        let days = days(&incidents);
+        let days = days(&incidents, &years);
         Archive {
             incidents,
             providers,
@@ -164,6 +175,7 @@ impl Archive {
             days,
             updated,
             through,
+            years,
         }
     }
 
@@ -219,7 +231,8 @@ impl Archive {
             incidents.push(new);
         }
         let through = incidents.par_iter().map(|i| insight::end(i)).max();
-        if through != self.through {
+        let years = span(&incidents);
+        if through != self.through || years != self.years {
             touched.fill(true);
         }
         let mut lists = vec![Vec::new(); self.providers.len()];
@@ -245,7 +258,7 @@ impl Archive {
                     old.slug.clone(),
                     list,
                     old.info.clone(),
-                    through,
+                    Reach::new(through, &years),
                 )),
                 // It lost none of its incidents, so each has a new position.
                 false => old.moved(&to, list),
@@ -253,11 +266,12 @@ impl Archive {
             .collect::<Option<_>>()?;
         Some(Archive {
             places: places(&providers, incidents.len()),
-            days: days(&incidents),
+            days: days(&incidents, &years),
             incidents,
             providers,
             updated,
             through,
+            years,
         })
     }
 
@@ -328,13 +342,13 @@ fn places(providers: &[Provider], len: usize) -> Vec<(ProviderIx, usize)> {
 }
 
 impl Provider {
-    /// The provider `slug` with its incidents `list` (newest first), counted up to `through`.
+    /// The provider `slug` with its incidents `list` (newest first), counted as `reach` says.
     fn of(
         incidents: &[Arc<Incident>],
         slug: Slug,
         list: Vec<IncidentIx>,
         info: ProviderInfo,
-        through: Option<Timestamp>,
+        reach: Reach,
     ) -> Provider {
         let name = info
             .name
@@ -347,8 +361,8 @@ impl Provider {
         let mut years: Vec<i32> = list.iter().map(|&i| incidents[i].started.year()).collect();
         years.dedup();
         Provider {
-            stats: Stats::of(incidents, &list, through, true),
-            components: components(incidents, &list, through),
+            stats: Stats::of(incidents, &list, reach, true),
+            components: components(incidents, &list, reach),
             slug,
             name,
             info,
@@ -388,9 +402,10 @@ impl Provider {
     }
 }
 
-/// Every day some incident touches, with its incidents by start time. Work is the sum of
-/// the incidents' lengths in days (ten years at most each), never the archive squared.
-fn days(incidents: &[Arc<Incident>]) -> Vec<Day> {
+/// Every day of the years `span` shows that some incident touches, with its incidents by
+/// start time. Work is the sum of the incidents' lengths in days (ten years at most each),
+/// never the archive squared.
+fn days(incidents: &[Arc<Incident>], span: &[i32]) -> Vec<Day> {
     use rayon::prelude::*;
     let mut touched: Vec<(NaiveDate, IncidentIx)> = IncidentIx::all(incidents.len())
         .zip(incidents)
@@ -399,6 +414,7 @@ fn days(incidents: &[Arc<Incident>]) -> Vec<Day> {
             first
                 .iter_days()
                 .take_while(move |d| *d <= last)
+                .filter(|d| shown(span, d.year()))
                 .map(move |d| (d, index))
         })
         .collect();
@@ -432,11 +448,7 @@ fn days(incidents: &[Arc<Incident>]) -> Vec<Day> {
 }
 
 /// A provider's components, by slug: names that make one slug are one component.
-fn components(
-    incidents: &[Arc<Incident>],
-    list: &[IncidentIx],
-    through: Option<Timestamp>,
-) -> Vec<Component> {
+fn components(incidents: &[Arc<Incident>], list: &[IncidentIx], reach: Reach) -> Vec<Component> {
     let mut by_slug: BTreeMap<Slug, (String, Vec<IncidentIx>)> = BTreeMap::new();
     // Oldest first, so the first name seen is the oldest incident's.
     for &index in list.iter().rev() {
@@ -463,7 +475,7 @@ fn components(
         .map(|(slug, (name, mut members))| {
             members.reverse();
             Component {
-                stats: Stats::of(incidents, &members, through, false),
+                stats: Stats::of(incidents, &members, reach, false),
                 slug,
                 name,
                 incidents: members,
@@ -486,17 +498,12 @@ impl Stats {
         })
     }
 
-    /// The record of `list` (newest first) up to `through`; with `months`, month by month
+    /// The record of `list` (newest first) as `reach` says; with `months`, month by month
     /// too.
-    fn of(
-        incidents: &[Arc<Incident>],
-        list: &[IncidentIx],
-        through: Option<Timestamp>,
-        months: bool,
-    ) -> Stats {
+    fn of(incidents: &[Arc<Incident>], list: &[IncidentIx], reach: Reach, months: bool) -> Stats {
         let all = || list.iter().map(|&i| &*incidents[i]);
         let segments = insight::merge(all());
-        let end = through.unwrap_or(Timestamp::UNIX_EPOCH);
+        let end = reach.through.unwrap_or(Timestamp::UNIX_EPOCH);
         let first_year = list
             .last()
             .map_or(end.year(), |&i| incidents[i].started.year());
@@ -511,23 +518,31 @@ impl Stats {
         };
         let period =
             |from: Timestamp, to: Timestamp| Period::of(from, to, started_in(from, to), &segments);
-        let years = (first_year..=end.year())
-            .rev()
-            .map(|y| (y, period(year_start(y), year_start(y.saturating_add(1)))))
+        // The span's years from this list's first to the archive's last, newest first.
+        let shown: Vec<i32> = reach
+            .years
+            .iter()
+            .copied()
+            .filter(|y| (first_year..=end.year()).contains(y))
+            .collect();
+        let years = shown
+            .iter()
+            .map(|&y| (y, period(year_start(y), year_start(y.saturating_add(1)))))
             .collect();
         let mut month_list = Vec::new();
         if months && !list.is_empty() {
-            let mut month = (first_year, 1);
             let last = insight::month_of(end);
             let start = |(y, m): (i32, u32)| insight::month_start(y, m).unwrap_or(end).min(end);
-            while month <= last {
-                let next = insight::next_month(month.0, month.1);
-                let period = period(start(month), start(next));
+            let each = shown
+                .iter()
+                .rev()
+                .flat_map(|&y| (1..=12).map(move |m| (y, m)));
+            for month in each.take_while(|&month| month <= last) {
+                let period = period(start(month), start(insight::next_month(month.0, month.1)));
                 // Months before the first incident are left out.
                 if !month_list.is_empty() || period.incidents > 0 {
                     month_list.push((month, period));
                 }
-                month = next;
             }
         }
         let twelve = end

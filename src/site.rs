@@ -193,6 +193,7 @@ impl Site {
                 .incidents
                 .iter()
                 .flat_map(|incident| incident.warnings.iter().cloned())
+                .chain(self.archive.far_apart())
                 .collect(),
         )
     }
@@ -626,7 +627,7 @@ impl Dirty {
                 )
             })
             .collect();
-        let moved = before.through != after.through;
+        let moved = before.through != after.through || before.years != after.years;
         let providers = after
             .providers
             .iter()
@@ -676,7 +677,9 @@ impl Dirty {
             // Every year it counts in, to its end: it lists itself on ten years of days at
             // most, but its downtime counts in full.
             let end = crate::insight::end(incident).year();
-            part.years.extend(first.year()..=last.year().max(end));
+            let counted = first.year()..=last.year().max(end);
+            part.years
+                .extend(after.years.iter().filter(|y| counted.contains(y)));
             part.components.extend(
                 incident
                     .components

@@ -748,8 +748,8 @@ impl Kind for IncidentIndex {
         // page scans the archive.
         let year_of = |i: usize| all[i].started.year();
         let years: Vec<YearLink> = match (all.first(), all.last()) {
-            (Some(newest), Some(oldest)) => (oldest.started.year()..=newest.started.year())
-                .rev()
+            (Some(newest), Some(oldest)) => (r.archive.years.iter().copied())
+                .filter(|year| (oldest.started.year()..=newest.started.year()).contains(year))
                 .filter_map(|year| {
                     let first = all.partition_point(|i| i.started.year() > year);
                     (first < all.len() && year_of(first) == year).then(|| YearLink {
@@ -1215,7 +1215,9 @@ impl Kind for DaysIndex {
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
         let base = &r.config.base_url;
         let years: Vec<i32> = match (r.archive.days.first(), r.archive.days.last()) {
-            (Some(first), Some(last)) => (first.date.year()..=last.date.year()).rev().collect(),
+            (Some(first), Some(last)) => (r.archive.years.iter().copied())
+                .filter(|year| (first.date.year()..=last.date.year()).contains(year))
+                .collect(),
             _ => Vec::new(),
         };
         let calendars: Vec<insights::Calendar> = years

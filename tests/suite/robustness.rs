@@ -360,3 +360,118 @@ fn two_incidents_with_one_id_are_an_error_naming_both() {
     assert!(err.contains("3 errors in 3 files"), "{err}");
     assert!(!site.path("public").exists());
 }
+
+/// An incident of `acme` from `started` to `resolved` (or ongoing, with `updates`).
+fn dated(title: &str, started: &str, resolved: Option<&str>, updates: &[&str]) -> String {
+    let resolved = resolved.map_or(String::new(), |r| format!("resolved: {r}\n"));
+    let updates: String = updates
+        .iter()
+        .map(|at| format!("### {at} UTC: update\nStill on it.\n"))
+        .collect();
+    format!("---\ntitle: {title}\nstarted: {started}\n{resolved}impact: major\n---\n{updates}")
+}
+
+/// Every file of a built site and their bytes in all.
+fn size(site: &Site) -> (usize, usize) {
+    let files = tree(&site.path("public"));
+    (files.len(), files.values().map(Vec::len).sum())
+}
+
+#[test]
+fn dates_far_apart_cost_the_years_that_hold_incidents_not_every_year_between() {
+    // Two small incidents eight thousand years apart: what the pages that span years show
+    // is the two years, and each far date is a warning on its file.
+    let far = Site::new(&[
+        (
+            "content/acme/old.md",
+            &dated(
+                "Old",
+                "0001-01-01T00:00:00Z",
+                Some("0001-01-01T01:00:00Z"),
+                &[],
+            ),
+        ),
+        (
+            "content/acme/new.md",
+            &dated(
+                "New",
+                "9999-01-01T00:00:00Z",
+                Some("9999-01-01T01:00:00Z"),
+                &[],
+            ),
+        ),
+    ]);
+    let output = far.run(&["build", "--base-url", "https://example.com/"]);
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    let warning = message_at(&far, &err, "content/acme/old.md", " warning");
+    assert!(warning.contains("starts on 0001-01-01"), "{warning}");
+    assert!(!err.contains("new.md"), "the newest is the archive: {err}");
+    // A site of two incidents: the same few dozen files as any, not 142 MB.
+    let (files, bytes) = size(&far);
+    assert!(
+        files < 80 && bytes < 2_000_000,
+        "{files} files, {bytes} bytes"
+    );
+    let calendars = far.html("days/index.html");
+    assert_eq!(
+        select(&calendars, "figure.calendar").len(),
+        2,
+        "one a year with incidents"
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&far.read("api/v1/acme/stats.json")).unwrap();
+    let counted: Vec<i64> = stats["years"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|y| y["year"].as_i64().unwrap())
+        .collect();
+    assert_eq!(counted, [9999, 1]);
+
+    // An ongoing incident whose latest update is dated 9999 lists itself on the days of
+    // its own year, not on ten years of them; the far update is a warning.
+    let open = Site::new(&[(
+        "content/acme/open.md",
+        &dated(
+            "Open",
+            "2024-01-01T00:00:00Z",
+            None,
+            &["2024-01-01 00:00", "9999-01-01 00:00"],
+        ),
+    )]);
+    let output = open.run(&["build", "--base-url", "https://example.com/"]);
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    assert!(err.contains("latest update on 9999-01-01"), "{err}");
+    let days = tree(&open.path("public/api/v1/days")).len();
+    assert_eq!(days, 366, "the days of 2024");
+
+    // Years without an incident between two that have some are still counted (a quiet
+    // year is a fact worth showing), up to ten of them in a row.
+    let quiet = Site::new(&[
+        (
+            "content/acme/a.md",
+            &dated(
+                "A",
+                "2015-03-01T00:00:00Z",
+                Some("2015-03-01T01:00:00Z"),
+                &[],
+            ),
+        ),
+        (
+            "content/acme/b.md",
+            &dated(
+                "B",
+                "2025-03-01T00:00:00Z",
+                Some("2025-03-01T01:00:00Z"),
+                &[],
+            ),
+        ),
+    ]);
+    let output = quiet.run(&["build", "--base-url", "https://example.com/"]);
+    assert!(!stderr(&output).contains("warning:"), "{}", stderr(&output));
+    let stats: serde_json::Value =
+        serde_json::from_str(&quiet.read("api/v1/acme/stats.json")).unwrap();
+    assert_eq!(stats["years"].as_array().unwrap().len(), 11);
+}
