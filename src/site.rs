@@ -560,21 +560,15 @@ fn assemble(
     config: &Config,
     theme: &Theme,
 ) -> Result<Archive, Diagnostics> {
-    content::collect(files, drafts)
-        .map(Archive::assemble)
-        .map_err(|mut errors| {
-            let parsed: Files = files
-                .iter()
-                .filter(|(_, loaded)| loaded.is_ok())
-                .map(|(path, loaded)| (path.clone(), loaded.clone()))
-                .collect();
-            // With problems across files (reported already), there is no plan to make.
-            if let Ok(content) = content::collect(&parsed, drafts) {
-                let plan = render::plan(&Archive::assemble(content), config, theme);
-                errors.extend(plan.err().unwrap_or_default());
-            }
-            Diagnostics::sorted(errors)
-        })
+    let (content, mut errors) = content::gather(files, drafts);
+    if errors.is_empty() {
+        return Ok(Archive::assemble(content));
+    }
+    // The files that parsed are planned too, so their path conflicts come in the same
+    // report as every other problem.
+    let plan = render::plan(&Archive::assemble(content), config, theme);
+    errors.extend(plan.err().unwrap_or_default());
+    Err(Diagnostics::sorted(errors))
 }
 
 /// What a change touched, so that only the pages reading it are rendered again.

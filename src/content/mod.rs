@@ -65,6 +65,18 @@ pub fn load_all(root: &Path) -> Result<Files, Vec<Diagnostic>> {
 /// Gathers the files into content, or every problem of every file. Drafts are left out
 /// unless `drafts` is set.
 pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> {
+    let (content, errors) = gather(files, drafts);
+    if errors.is_empty() {
+        Ok(content)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The content of the files that parsed, with every problem of every file and those
+/// between them (ids given twice): enough to plan the site and report its path conflicts
+/// in the same run.
+pub fn gather(files: &Files, drafts: bool) -> (Content, Vec<Diagnostic>) {
     let mut content = Content::default();
     let mut errors = Vec::new();
     for result in files.values() {
@@ -78,11 +90,7 @@ pub fn collect(files: &Files, drafts: bool) -> Result<Content, Vec<Diagnostic>> 
         }
     }
     errors.extend(duplicate_ids(&content.incidents));
-    if errors.is_empty() {
-        Ok(content)
-    } else {
-        Err(errors)
-    }
+    (content, errors)
 }
 
 /// Whether the site shows `incident`: drafts only with `drafts`.

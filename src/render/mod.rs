@@ -23,6 +23,7 @@ use foldhash::HashSet;
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::Context;
+use unicode_normalization::UnicodeNormalization;
 
 use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
@@ -255,24 +256,26 @@ fn sorted_by_path(pages: Vec<Page>) -> Vec<Page> {
 /// a build on macOS or Windows, or a host that ignores case, would make `Old/` and `old/`
 /// one file. Linear in the paths' length (times a logarithm): an alias may be long.
 fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic> {
-    // Slugs are lowercase already: only the odd alias or static file is copied to compare.
+    // Paths are compared as a file system that folds case and Unicode normalization (macOS,
+    // some CDNs) would: `/café/` written as one character or as `e` and an accent is one
+    // folder. Slugs are lowercase ASCII already: only the odd alias or static file is
+    // copied to compare.
     let mut keys: Vec<(Cow<str>, usize)> = pages
         .iter()
         .enumerate()
         .map(|(i, page)| {
-            let upper = match page.path.is_ascii() {
-                true => page.path.bytes().any(|b| b.is_ascii_uppercase()),
-                false => page.path.chars().any(char::is_uppercase),
-            };
-            let key = if upper {
-                Cow::Owned(page.path.to_lowercase())
-            } else {
-                Cow::Borrowed(page.path.as_str())
+            let path = page.path.as_str();
+            let key = match path.is_ascii() {
+                true if path.bytes().any(|b| b.is_ascii_uppercase()) => {
+                    Cow::Owned(path.to_ascii_lowercase())
+                }
+                true => Cow::Borrowed(path),
+                false => Cow::Owned(path.nfc().collect::<String>().to_lowercase()),
             };
             (key, i)
         })
         .collect();
-    // Sorted already unless a path has capitals.
+    // Sorted already unless a path has capitals or other letters than ASCII.
     if !keys.is_sorted() {
         keys.par_sort_unstable();
     }
@@ -298,7 +301,7 @@ fn conflicts(archive: &Archive, theme: &Theme, pages: &[Page]) -> Vec<Diagnostic
                 format!("would be written to `{}`", first.path)
             } else {
                 format!(
-                    "would be written to `{}`, which differs only in case from `{}`",
+                    "would be written to `{}`, which differs only in case or Unicode normalization from `{}`",
                     second.path, first.path
                 )
             };

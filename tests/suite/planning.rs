@@ -96,7 +96,7 @@ fn an_alias_on_any_generated_or_static_file_is_an_error_at_its_line() {
             "a.md:5:28: error: would be written to `api/v1/acme/b.json`",
             "a.md:5:49: error: would be written to `notes.txt`: the alias `/notes.txt` and the static file",
             "b.md:5:11: error: would be written to `b/index.html`, which differs only in case \
-             from `B/index.html`: the alias `/B/` and the alias `/b/`",
+             or Unicode normalization from `B/index.html`: the alias `/B/` and the alias `/b/`",
             "a.md:5:61)",
         ],
     );
@@ -144,4 +144,39 @@ fn a_name_too_long_for_a_file_system_is_an_error_at_check() {
         &["longer than a file system allows", "content/acme/ok.md:"],
     );
     assert!(!err.contains("staging"), "{err}");
+}
+
+#[test]
+fn aliases_that_differ_only_in_unicode_normalization_are_one_path() {
+    // `café` as one character (NFC) and as `e` with a combining accent (NFD): macOS and
+    // some CDNs store both as one folder, so two incidents cannot have them.
+    let site = Site::new(&[
+        (
+            "content/acme/a.md",
+            &incident("A", "aliases: [/caf\u{e9}/]\n"),
+        ),
+        (
+            "content/acme/b.md",
+            &incident("B", "aliases: [/CAFE\u{301}/]\n"),
+        ),
+    ]);
+    let err = both_refuse(&site, &["differs only in case or Unicode normalization"]);
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+}
+
+#[test]
+fn a_duplicate_id_hides_no_path_conflict() {
+    let site = Site::new(&[
+        ("content/acme/a.md", &incident("A", "id: same\n")),
+        ("content/acme/b.md", &incident("B", "id: same\n")),
+        ("content/acme/base.md", &incident("Base", "")),
+        ("content/acme/c.md", &incident("C", "slug: base\n")),
+    ]);
+    both_refuse(
+        &site,
+        &[
+            "`same` is already the id of an incident of `acme`",
+            "would be written to `acme/base/index.html`",
+        ],
+    );
 }
