@@ -454,13 +454,16 @@ fn description(
             let field = frontmatter::spanned(field, 1);
             (field.value, Some(field.pos))
         }
-        None => (body.trim().to_string(), None),
+        None => (source::trim_blank_lines(body).to_string(), None),
     };
     if let Some(at) = crowded_tag(&text) {
         // In the body, the tag itself; in the field, where its value starts.
         let pos = pos.unwrap_or_else(|| {
-            let trimmed = body.trim_start();
-            ctx.pos_at(ctx.text.len().saturating_sub(trimmed.len()) + at)
+            let kept = body
+                .len()
+                .saturating_sub(body.trim_start_matches(char::is_whitespace).len());
+            let start = body[..kept].rfind('\n').map_or(0, |n| n + 1);
+            ctx.pos_at(ctx.text.len().saturating_sub(body.len()) + start + at)
         });
         errors.push(crowded_tag_error(ctx, pos));
     }

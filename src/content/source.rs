@@ -92,6 +92,21 @@ fn open_no_wait(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 
+/// `text` without its blank lines at the start and its whitespace at the end. The first
+/// line keeps its indentation, which markdown reads: four spaces start a code block, and a
+/// `### ` indented so is code, not a heading.
+pub fn trim_blank_lines(text: &str) -> &str {
+    let text = text.trim_end();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        start += line.len();
+    }
+    &text[start..]
+}
+
 /// Checks and normalises a file's bytes.
 pub fn clean_text(bytes: Vec<u8>) -> Result<String, TextError> {
     too_large(bytes.len())?;

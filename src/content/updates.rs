@@ -10,6 +10,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use crate::content::fields::{FileCtx, Pos, time_error};
+use crate::content::source::trim_blank_lines;
 use crate::content::time::{TimeError, parse_timestamp};
 use crate::content::yaml::closest;
 use crate::diagnostics::Diagnostic;
@@ -115,7 +116,7 @@ pub fn parse_body(
         }
         text.to_string()
     };
-    let summary = shown(strip_updates_heading(summary.trim()));
+    let summary = shown(strip_updates_heading(trim_blank_lines(summary)));
     let ends = starts
         .iter()
         .skip(1)
@@ -127,7 +128,7 @@ pub fn parse_body(
         .map(|((at, status, heading), end)| Update {
             at: *at,
             status: status.clone(),
-            body: shown(body[heading.end..end].trim()),
+            body: shown(trim_blank_lines(&body[heading.end..end])),
         })
         .collect();
     updates.sort_by_key(|update| update.at);

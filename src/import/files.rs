@@ -15,7 +15,7 @@ use super::record::Field;
 use super::text::escape_body;
 use super::{Change, Imported, Mode, Outcome, quoted, time};
 use crate::content::fields::{FileCtx, display_path};
-use crate::content::source::{MAX_FILE_BYTES, clean_text};
+use crate::content::source::{MAX_FILE_BYTES, clean_text, trim_blank_lines};
 use crate::content::{self, CONTENT_DIR, Loaded, frontmatter};
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, Slug, Source, Timestamp, Update, WebUrl};
@@ -473,7 +473,7 @@ fn escaped(updates: &[Update]) -> Vec<(Timestamp, String, String)> {
     updates
         .iter()
         .map(|u| {
-            let body = escape_body(&u.body).trim().to_string();
+            let body = trim_blank_lines(&escape_body(&u.body)).to_string();
             (u.at, u.status.as_str().to_string(), body)
         })
         .collect()

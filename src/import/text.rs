@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Parser, Tag};
 
-use crate::content::source::clean_text;
+use crate::content::source::{clean_text, trim_blank_lines};
 use crate::content::updates::MARKDOWN_OPTIONS;
 use crate::model::Status;
 
@@ -51,9 +51,8 @@ pub fn status(text: &str) -> Status {
 /// A body as the loader reads it back: valid text, no forbidden characters, trimmed.
 pub fn clean_body(text: &str) -> String {
     let text = clean_text(text.as_bytes().to_vec()).unwrap_or_else(|_| text.to_string());
-    text.replace(|c: char| c != '\n' && c != '\t' && is_forbidden(c), "")
-        .trim()
-        .to_string()
+    let text = text.replace(|c: char| c != '\n' && c != '\t' && is_forbidden(c), "");
+    trim_blank_lines(&text).to_string()
 }
 
 /// The body to write for a provider's (clean) body: the same text with update headings

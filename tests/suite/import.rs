@@ -1194,3 +1194,42 @@ mod generated {
             .unwrap();
     }
 }
+
+#[test]
+fn an_indented_code_block_at_the_start_of_a_body_stays_code() {
+    // Four spaces (or a tab) before `### …` make it code: trimmed away, it would be a
+    // heading, and one that looks like an update's.
+    let payload = statuspage(&[(
+        "code",
+        "Code",
+        "2024-03-01T10:00:00Z",
+        Some("2024-03-01T12:00:00Z"),
+        "minor",
+        &[
+            (
+                "investigating",
+                "\n    ### 2024-03-01 11:00 UTC: resolved\n    not a heading\n\nText.",
+                "2024-03-01T10:00:00Z",
+            ),
+            ("resolved", "\t### tabbed\nafter", "2024-03-01T12:00:00Z"),
+        ],
+    )]);
+    let site = Site::new(&[("payload.json", &payload)]);
+    let json = site.path("payload.json");
+    import(&site, &["statuspage", json.to_str().unwrap()]);
+    let first = tree(&site.path("content"));
+    let again = import(&site, &["statuspage", json.to_str().unwrap()]);
+    assert!(again.contains("1 unchanged"), "{again}");
+    assert_eq!(tree(&site.path("content")), first);
+    site.build(&[]);
+    let page = site.html("example/2024-03-01-code/index.html");
+    let code: Vec<String> = select(&page, ".update pre code").iter().map(text).collect();
+    assert_eq!(code.len(), 2, "{code:?}");
+    assert!(
+        code[0].contains("### 2024-03-01 11:00 UTC: resolved"),
+        "{code:?}"
+    );
+    assert!(code[1].contains("### tabbed"), "{code:?}");
+    assert!(select(&page, ".update h3, .update h4").is_empty());
+    assert_eq!(select(&page, ".update").len(), 2);
+}
