@@ -163,7 +163,16 @@ impl Archive {
         let providers: Vec<Provider> = members
             .into_par_iter()
             .map(|(slug, list, info)| {
-                Provider::of(&incidents, slug, list, info, Reach::new(through, &years))
+                Provider::of(
+                    &incidents,
+                    slug,
+                    list,
+                    info,
+                    Reach {
+                        through,
+                        years: &years,
+                    },
+                )
             })
             .collect();
         let places = places(&providers, incidents.len());
@@ -258,7 +267,10 @@ impl Archive {
                     old.slug.clone(),
                     list,
                     old.info.clone(),
-                    Reach::new(through, &years),
+                    Reach {
+                        through,
+                        years: &years,
+                    },
                 )),
                 // It lost none of its incidents, so each has a new position.
                 false => old.moved(&to, list),

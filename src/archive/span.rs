@@ -24,12 +24,6 @@ pub(super) struct Reach<'a> {
     pub(super) years: &'a [i32],
 }
 
-impl<'a> Reach<'a> {
-    pub(super) fn new(through: Option<Timestamp>, years: &'a [i32]) -> Reach<'a> {
-        Reach { through, years }
-    }
-}
-
 /// The years that pages spanning years show, newest first: every year an incident starts
 /// or ends in, with the years between them, except runs of more than [`YEARS_APART`] years
 /// without any (those are left out, and [`Archive::far_apart`] warns of them). Linear in

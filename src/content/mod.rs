@@ -459,10 +459,7 @@ fn description(
     if let Some(at) = crowded_tag(&text) {
         // In the body, the tag itself; in the field, where its value starts.
         let pos = pos.unwrap_or_else(|| {
-            let kept = body
-                .len()
-                .saturating_sub(body.trim_start_matches(char::is_whitespace).len());
-            let start = body[..kept].rfind('\n').map_or(0, |n| n + 1);
+            let start = source::blank_lines_before(body);
             ctx.pos_at(ctx.text.len().saturating_sub(body.len()) + start + at)
         });
         errors.push(crowded_tag_error(ctx, pos));

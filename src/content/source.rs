@@ -92,19 +92,19 @@ fn open_no_wait(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 
+/// How many bytes of blank lines `text` starts with.
+pub fn blank_lines_before(text: &str) -> usize {
+    text.split_inclusive('\n')
+        .take_while(|line| line.trim().is_empty())
+        .map(str::len)
+        .sum()
+}
+
 /// `text` without its blank lines at the start and its whitespace at the end. The first
 /// line keeps its indentation, which markdown reads: four spaces start a code block, and a
 /// `### ` indented so is code, not a heading.
 pub fn trim_blank_lines(text: &str) -> &str {
-    let text = text.trim_end();
-    let mut start = 0;
-    for line in text.split_inclusive('\n') {
-        if !line.trim().is_empty() {
-            break;
-        }
-        start += line.len();
-    }
-    &text[start..]
+    text[blank_lines_before(text)..].trim_end()
 }
 
 /// Checks and normalises a file's bytes.
