@@ -7,6 +7,7 @@ mod api;
 mod build;
 mod cache;
 mod diagnostics;
+mod docs;
 mod feeds;
 mod fuzz_regressions;
 mod golden;
