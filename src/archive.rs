@@ -468,7 +468,7 @@ fn components(incidents: &[Arc<Incident>], list: &[IncidentIx], reach: Reach) ->
         let slugs: Vec<(Slug, &String)> = incidents[index]
             .components
             .iter()
-            .filter_map(|name| Slug::from_name(name).ok().map(|slug| (slug, name)))
+            .map(|name| (Slug::of_component(name), name))
             .collect();
         for (slug, name) in &slugs {
             if seen.contains(&slug) {

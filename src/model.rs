@@ -153,6 +153,36 @@ impl Slug {
     /// The longest slug a new file name takes from a title or an id.
     pub const MAX_FROM_TITLE: usize = 60;
 
+    /// The slug of a component's page, for any name a provider gives it: a component name
+    /// is free text (`CARRIER NETWORK / SMS, Middle East & Africa`), so `/` and the like
+    /// are only characters here. A name with no letter or digit, or one longer than
+    /// [`Slug::MAX_COMPONENT`], is told apart from others by a hash of the whole name, so
+    /// two names share a page only when they make the same slug whole.
+    pub fn of_component(name: &str) -> Slug {
+        let slug = slug::slugify(name);
+        if !slug.is_empty() && slug.len() <= Slug::MAX_COMPONENT {
+            return Slug(slug);
+        }
+        let hash = blake3::hash(name.trim().as_bytes()).to_hex();
+        let tag = &hash.as_str()[..8];
+        // Room for `-` and the tag, cut at a word.
+        let room = Slug::MAX_COMPONENT - tag.len() - 1;
+        let kept = if slug.len() <= room {
+            &slug
+        } else {
+            slug[..room]
+                .rfind('-')
+                .map_or(&slug[..room], |at| &slug[..at])
+        };
+        match kept.trim_end_matches('-') {
+            "" => Slug(format!("component-{tag}")),
+            kept => Slug(format!("{kept}-{tag}")),
+        }
+    }
+
+    /// The longest slug a component's page takes from its name.
+    pub const MAX_COMPONENT: usize = 80;
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -711,6 +741,29 @@ mod tests {
         );
         assert_eq!(Slug::from_name("a\\b"), Err(SlugError::PathLike));
         assert_eq!(Slug::from_name("!!!"), Err(SlugError::Empty));
+    }
+
+    #[test]
+    fn every_component_name_makes_a_slug() {
+        let slug = |name: &str| Slug::of_component(name).as_str().to_string();
+        assert_eq!(
+            slug("CARRIER NETWORK / SMS, Middle East & Africa"),
+            "carrier-network-sms-middle-east-africa"
+        );
+        assert_eq!(slug("API Requests"), slug("api  requests"));
+        for odd in ["!!!", "..", "/", "—"] {
+            let made = slug(odd);
+            assert!(made.starts_with("component-"), "{odd}: {made}");
+            assert!(Slug::parse(&made).is_ok(), "{odd}: {made}");
+        }
+        assert_ne!(slug("!!!"), slug("///"));
+        let long = "word ".repeat(40);
+        let (a, b) = (slug(&format!("{long}one")), slug(&format!("{long}two")));
+        assert_ne!(a, b);
+        for made in [&a, &b] {
+            assert!(made.len() <= Slug::MAX_COMPONENT, "{made}");
+            assert!(Slug::parse(made).is_ok(), "{made}");
+        }
     }
 
     #[test]

@@ -678,7 +678,7 @@ impl Dirty {
                 incident
                     .components
                     .iter()
-                    .filter_map(|name| Slug::from_name(name).ok()),
+                    .map(|name| Slug::of_component(name)),
             );
         };
         for ((n, incident), &fresh) in after.incidents().zip(&views.fresh) {

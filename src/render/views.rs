@@ -348,7 +348,7 @@ impl StatsView {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComponentLink {
     pub name: String,
-    pub path: Option<String>,
+    pub path: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -630,12 +630,10 @@ fn incident_view(
             .iter()
             .map(|name| ComponentLink {
                 name: name.clone(),
-                path: Slug::from_name(name).ok().map(|slug| {
-                    base.path(&routes::component_dir(
-                        incident.provider.as_str(),
-                        slug.as_str(),
-                    ))
-                }),
+                path: base.path(&routes::component_dir(
+                    incident.provider.as_str(),
+                    Slug::of_component(name).as_str(),
+                )),
             })
             .collect(),
         unnamed_components: incident.unnamed_components,

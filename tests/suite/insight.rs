@@ -282,6 +282,44 @@ fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
 }
 
 #[test]
+fn a_component_named_with_a_slash_gets_its_page_link_and_api_entry() {
+    let name = "CARRIER NETWORK / SMS, Middle East & Africa";
+    let odd = "///";
+    let site = Site::from_owned(&[(
+        "content/twilio/a.md".to_string(),
+        format!(
+            "---\ntitle: A\nstarted: 2024-05-01T10:00:00Z\nduration: 1h\nimpact: major\ncomponents: [\"{name}\", \"{odd}\"]\n---\n"
+        ),
+    )]);
+    site.build(&[]);
+    let incident = site.html("twilio/a/index.html");
+    let links: Vec<String> = select(&incident, ".chips a")
+        .iter()
+        .map(|a| a.value().attr("href").unwrap().to_string())
+        .collect();
+    assert_eq!(links.len(), 2, "{links:?}");
+    assert_eq!(
+        links[0],
+        "/twilio/components/carrier-network-sms-middle-east-africa/"
+    );
+    for link in &links {
+        let page = site.html(&format!("{}index.html", &link[1..]));
+        assert_eq!(select(&page, ".row-title").len(), 1, "{link}");
+    }
+    let api: Value = serde_json::from_str(&site.read("api/v1/twilio/components.json")).unwrap();
+    let names: Vec<&str> = api["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{api}");
+    assert!(names.contains(&name) && names.contains(&odd), "{names:?}");
+    let provider = site.html("twilio/index.html");
+    assert_eq!(select(&provider, ".component-chips a").len(), 2);
+}
+
+#[test]
 fn components_merge_by_slug_under_the_first_name_and_chips_link_them() {
     let site = Site::new(&[
         (
