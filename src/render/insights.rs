@@ -422,9 +422,11 @@ impl<'a> Brief<'a> {
 /// How many overlapping incidents an incident page names.
 pub const SAME_TIME: usize = 10;
 
-/// Other providers' incidents that overlapped `index`, longest overlap first, at most
-/// [`SAME_TIME`]; and how many there were in all. Only the days the incident touched
-/// are looked at.
+/// Other providers' incidents that overlapped `index`, at most [`SAME_TIME`], and how
+/// many there were in all. Those that began closest to this one's start come first (a
+/// likely common cause), then those that cover more of it: a weeks-long incident that
+/// began a day before overlaps longest but explains least. Only the days the incident
+/// touched are looked at.
 pub fn same_time<'a>(
     archive: &Archive,
     views: &'a Views,
@@ -441,7 +443,7 @@ pub fn same_time<'a>(
         .collect();
     candidates.sort_unstable();
     candidates.dedup();
-    let mut overlaps: Vec<(i64, IncidentIx)> = candidates
+    let mut overlaps: Vec<(i64, i64, IncidentIx)> = candidates
         .into_iter()
         .filter_map(|other| {
             let o = &archive.incidents[other];
@@ -449,15 +451,18 @@ pub fn same_time<'a>(
             let shared = (end.min(o_end) - start.max(o_start)).num_seconds();
             // Overlapping time, or an instant inside the other's span.
             let instant = (start == end || o_start == o_end) && shared == 0;
-            (shared > 0 || instant).then_some((shared, other))
+            let apart = (o_start - start).num_seconds().saturating_abs();
+            (shared > 0 || instant).then_some((apart, shared, other))
         })
         .collect();
     let total = overlaps.len();
-    overlaps.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Closest start first; then the larger share of this incident, which for one
+    // incident is the longer overlap; then archive order.
+    overlaps.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
     overlaps.truncate(SAME_TIME);
     let list = overlaps
         .into_iter()
-        .map(|(seconds, other)| Overlap {
+        .map(|(_, seconds, other)| Overlap {
             item: Brief::of(&views.incidents[other].summary),
             overlap: views::length(crate::model::Duration::from_seconds(seconds)),
         })

@@ -252,15 +252,16 @@ fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
     let facts = facts(&files);
     let mut seen = 0;
     for fact in &facts {
-        let mut expected: Vec<(i64, String)> = facts
+        let mut expected: Vec<(i64, i64, String)> = facts
             .iter()
             .filter(|o| o.provider != fact.provider)
             .filter_map(|o| {
                 let shared = (fact.end.min(o.end) - fact.started.max(o.started)).num_seconds();
-                (shared > 0).then(|| (shared, o.title.clone()))
+                let apart = (o.started - fact.started).num_seconds().abs();
+                (shared > 0).then(|| (apart, -shared, o.title.clone()))
             })
             .collect();
-        expected.sort_by_key(|e| std::cmp::Reverse(e.0));
+        expected.sort_by_key(|e| (e.0, e.1));
         let page = scraper::Html::parse_document(
             std::str::from_utf8(&files[&format!("{}/{}/index.html", fact.provider, fact.slug)])
                 .unwrap(),
@@ -269,7 +270,7 @@ fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
             .iter()
             .map(text)
             .collect();
-        let mut titles: Vec<String> = expected.into_iter().take(10).map(|e| e.1).collect();
+        let mut titles: Vec<String> = expected.into_iter().take(10).map(|e| e.2).collect();
         // Equal overlaps may come in either order here; the page's order is checked by the
         // unit tests.
         let mut sorted = shown.clone();
@@ -279,6 +280,68 @@ fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
         seen += shown.len();
     }
     assert!(seen > 0, "the sample has overlapping outages");
+}
+
+#[test]
+fn at_the_same_time_puts_what_began_with_it_before_what_lasted_long() {
+    let at = |provider: &str, slug: &str, started: &str, resolved: &str| {
+        (
+            format!("content/{provider}/{slug}.md"),
+            format!(
+                "---\ntitle: {slug}\nstarted: {started}\nresolved: {resolved}\nimpact: major\n---\n"
+            ),
+        )
+    };
+    let site = Site::from_owned(&[
+        at(
+            "github",
+            "down",
+            "2026-08-17T14:00:00Z",
+            "2026-08-17T18:00:00Z",
+        ),
+        // Weeks long, begun weeks or a day before: the longest overlaps.
+        at(
+            "twilio",
+            "sms-1",
+            "2026-07-20T00:00:00Z",
+            "2026-09-20T00:00:00Z",
+        ),
+        at(
+            "twilio",
+            "sms-2",
+            "2026-08-01T00:00:00Z",
+            "2026-09-01T00:00:00Z",
+        ),
+        at(
+            "twilio",
+            "sms-3",
+            "2026-08-16T12:00:00Z",
+            "2026-08-30T00:00:00Z",
+        ),
+        // Within the hour, short.
+        at(
+            "laravel",
+            "github-api-down",
+            "2026-08-17T14:20:00Z",
+            "2026-08-17T15:00:00Z",
+        ),
+        at(
+            "vercel",
+            "builds-slow",
+            "2026-08-17T13:50:00Z",
+            "2026-08-17T14:10:00Z",
+        ),
+    ]);
+    site.build(&[]);
+    let page = site.html("github/down/index.html");
+    let shown: Vec<String> = select(&page, ".same-time .row-title")
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(
+        shown,
+        ["builds-slow", "github-api-down", "sms-3", "sms-2", "sms-1"]
+    );
 }
 
 #[test]
