@@ -162,7 +162,7 @@ pub fn api_day(date: chrono::NaiveDate) -> String {
     format!("{API_DIR}days/{}.json", iso_date(date))
 }
 
-/// A provider's numbers (SPEC §6) as data.
+/// A provider's numbers as data.
 pub fn api_stats(provider: &str) -> String {
     format!("{API_DIR}{provider}/stats.json")
 }

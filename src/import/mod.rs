@@ -1,4 +1,4 @@
-//! Importing incidents from status pages into canonical content files (SPEC §2a), and the
+//! Importing incidents from status pages into canonical content files, and the
 //! `new` and `init` scaffolds.
 //!
 //! An import is idempotent, lossless and faithful: an incident is found again by its
