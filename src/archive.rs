@@ -8,8 +8,8 @@ use chrono::{Datelike, NaiveDate};
 use foldhash::HashSet;
 
 use crate::content::Content;
-use crate::insight::{self, Period};
-use crate::model::{Impact, Incident, ProviderInfo, Slug, Timestamp};
+use crate::insight::{self, Period, Scope};
+use crate::model::{Duration, Impact, Incident, ProviderInfo, Slug, Timestamp};
 
 mod span;
 pub use span::YEARS_APART;
@@ -75,6 +75,16 @@ pub struct Archive {
     /// The years that pages spanning years show (statistics, calendars, year links),
     /// newest first: see [`span`].
     pub years: Vec<i32>,
+    /// The settings the archive was counted by.
+    pub rules: Rules,
+}
+
+/// What the site's settings say about counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rules {
+    /// How long an unresolved incident may go without an update, before the archive's
+    /// latest update, and still be ongoing; after that it is stale.
+    pub stale_after: Duration,
 }
 
 /// One UTC day of the archive.
@@ -112,10 +122,13 @@ pub struct Component {
     pub stats: Stats,
 }
 
-/// The record of a provider or a component (SPEC §6). Maintenance counts apart and adds no
-/// downtime.
+/// The record of a provider or a component. Maintenance counts apart and adds no downtime.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stats {
+    /// The time the archive has records for: from the first incident (or the provider's
+    /// `since:`) to the archive's latest update for a provider `outages sync` follows,
+    /// else to its own last record (or `until:`). `None` with no incident.
+    pub coverage: Option<(Timestamp, Timestamp)>,
     pub all_time: Period,
     pub last_12_months: Period,
     /// Every year of the archive's [`span`] from the first incident's to the archive's
@@ -124,15 +137,20 @@ pub struct Stats {
     /// Every month of those years from the first incident's to the archive's last, oldest
     /// first (for a provider; a component has none).
     pub months: Vec<((i32, u32), Period)>,
-    pub ongoing: usize,
-    /// The longest resolved outage (a major or partial outage).
+    /// Unresolved outages updated within [`Rules::stale_after`], newest first.
+    pub ongoing: Vec<IncidentIx>,
+    /// Unresolved outages with no update for longer: not shown as ongoing.
+    pub stale: Vec<IncidentIx>,
+    /// The longest outage (a major or partial one) with a recorded duration.
     pub longest: Option<IncidentIx>,
+    /// The same, of those that started in the last 12 months.
+    pub longest_12_months: Option<IncidentIx>,
     /// The newest incident other than maintenance.
     pub last: Option<IncidentIx>,
 }
 
 impl Archive {
-    pub fn assemble(content: Content) -> Archive {
+    pub fn assemble(content: Content, rules: Rules) -> Archive {
         use rayon::prelude::*;
         let mut incidents = content.incidents;
         incidents.par_sort_by(|a, b| newest_first(a, b));
@@ -168,10 +186,7 @@ impl Archive {
                     slug,
                     list,
                     info,
-                    Reach {
-                        through,
-                        years: &years,
-                    },
+                    Reach::new(through, &years, rules),
                 )
             })
             .collect();
@@ -185,7 +200,14 @@ impl Archive {
             updated,
             through,
             years,
+            rules,
         }
+    }
+
+    /// Whether an incident is unresolved with no update for longer than
+    /// [`Rules::stale_after`] before the archive's latest update.
+    pub fn is_stale(&self, incident: &Incident) -> bool {
+        Reach::new(self.through, &self.years, self.rules).is_stale(incident)
     }
 
     /// The archive [`Archive::assemble`] makes of this one's incidents with those of
@@ -267,10 +289,7 @@ impl Archive {
                     old.slug.clone(),
                     list,
                     old.info.clone(),
-                    Reach {
-                        through,
-                        years: &years,
-                    },
+                    Reach::new(through, &years, self.rules),
                 )),
                 // It lost none of its incidents, so each has a new position.
                 false => old.moved(&to, list),
@@ -284,7 +303,29 @@ impl Archive {
             updated,
             through,
             years,
+            rules: self.rules,
         })
+    }
+
+    /// A warning for each unresolved outage with no update for longer than
+    /// [`Rules::stale_after`]: the pages no longer show it as ongoing.
+    pub fn stale(&self) -> Vec<crate::diagnostics::Diagnostic> {
+        self.providers
+            .iter()
+            .flat_map(|p| &p.stats.stale)
+            .map(|&i| {
+                let incident = &self.incidents[i];
+                crate::diagnostics::Diagnostic::file(
+                    &incident.file,
+                    format!(
+                        "unresolved, with no update since {}: shown as unresolved, not as ongoing",
+                        incident.updated().format("%Y-%m-%d")
+                    ),
+                )
+                .with_hint("add `resolved:` if it is over, or an update if it is not")
+                .warning()
+            })
+            .collect()
     }
 
     fn provider_ix(&self, slug: &Slug) -> Option<ProviderIx> {
@@ -372,9 +413,15 @@ impl Provider {
             .unwrap_or_else(|| slug.to_string());
         let mut years: Vec<i32> = list.iter().map(|&i| incidents[i].started.year()).collect();
         years.dedup();
+        let coverage = coverage(incidents, &list, &info, reach);
+        let (components, parts) = components(incidents, &list, reach, coverage);
+        let parts = Parts {
+            named: &parts,
+            count: components.len(),
+        };
         Provider {
-            stats: Stats::of(incidents, &list, reach, true),
-            components: components(incidents, &list, reach),
+            stats: Stats::of(incidents, &list, reach, coverage, Some(parts)),
+            components,
             slug,
             name,
             info,
@@ -459,22 +506,57 @@ fn days(incidents: &[Arc<Incident>], span: &[i32]) -> Vec<Day> {
     days
 }
 
-/// A provider's components, by slug: names that make one slug are one component.
-fn components(incidents: &[Arc<Incident>], list: &[IncidentIx], reach: Reach) -> Vec<Component> {
+/// The time the archive has records of a provider for, as [`Stats::coverage`] says.
+fn coverage(
+    incidents: &[Arc<Incident>],
+    list: &[IncidentIx],
+    info: &ProviderInfo,
+    reach: Reach,
+) -> Option<(Timestamp, Timestamp)> {
+    let first = list.last().map(|&i| incidents[i].started)?;
+    let last = list.iter().map(|&i| insight::end(&incidents[i])).max()?;
+    let from = info.since.map_or(first, |since| since.min(first));
+    let to = match (info.is_synced(), info.until) {
+        (_, Some(until)) => until.max(last),
+        (true, None) => reach.through.unwrap_or(last).max(last),
+        (false, None) => last,
+    };
+    Some((from, to))
+}
+
+/// The components each incident of a provider names, for [`insight::merge_parts`].
+#[derive(Clone, Copy)]
+struct Parts<'a> {
+    /// By position in the provider's list: the components it names, by position.
+    named: &'a [Vec<usize>],
+    count: usize,
+}
+
+/// A provider's components, by slug (names that make one slug are one component), and
+/// by position in `list` the components each incident names.
+fn components(
+    incidents: &[Arc<Incident>],
+    list: &[IncidentIx],
+    reach: Reach,
+    coverage: Option<(Timestamp, Timestamp)>,
+) -> (Vec<Component>, Vec<Vec<usize>>) {
     let mut by_slug: BTreeMap<Slug, (String, Vec<IncidentIx>)> = BTreeMap::new();
-    // Oldest first, so the first name seen is the oldest incident's.
-    for &index in list.iter().rev() {
-        let mut seen: Vec<&Slug> = Vec::new();
-        let slugs: Vec<(Slug, &String)> = incidents[index]
-            .components
-            .iter()
-            .map(|name| (Slug::of_component(name), name))
-            .collect();
-        for (slug, name) in &slugs {
-            if seen.contains(&slug) {
-                continue;
+    let slugs: Vec<Vec<(Slug, &String)>> = list
+        .iter()
+        .map(|&index| {
+            let mut slugs: Vec<(Slug, &String)> = Vec::new();
+            for name in &incidents[index].components {
+                let slug = Slug::of_component(name);
+                if !slugs.iter().any(|(s, _)| *s == slug) {
+                    slugs.push((slug, name));
+                }
             }
-            seen.push(slug);
+            slugs
+        })
+        .collect();
+    // Oldest first, so the first name seen is the oldest incident's.
+    for (&index, slugs) in list.iter().zip(&slugs).rev() {
+        for (slug, name) in slugs {
             by_slug
                 .entry(slug.clone())
                 .or_insert_with(|| (name.to_string(), Vec::new()))
@@ -482,18 +564,29 @@ fn components(incidents: &[Arc<Incident>], list: &[IncidentIx], reach: Reach) ->
                 .push(index);
         }
     }
-    by_slug
-        .into_iter()
-        .map(|(slug, (name, mut members))| {
-            members.reverse();
+    let positions: BTreeMap<&Slug, usize> = by_slug.keys().zip(0..).collect();
+    let named = slugs
+        .iter()
+        .map(|slugs| {
+            slugs
+                .iter()
+                .filter_map(|(slug, _)| positions.get(slug).copied())
+                .collect()
+        })
+        .collect();
+    let components = by_slug
+        .iter()
+        .map(|(slug, (name, members))| {
+            let members: Vec<IncidentIx> = members.iter().rev().copied().collect();
             Component {
-                stats: Stats::of(incidents, &members, reach, false),
-                slug,
-                name,
+                stats: Stats::of(incidents, &members, reach, coverage, None),
+                slug: slug.clone(),
+                name: name.clone(),
                 incidents: members,
             }
         })
-        .collect()
+        .collect();
+    (components, named)
 }
 
 impl Stats {
@@ -503,18 +596,41 @@ impl Stats {
             Some(i) => to(i).map(Some),
             None => Some(None),
         };
+        let all = |list: &[IncidentIx]| list.iter().map(|&i| to(i)).collect::<Option<_>>();
         Some(Stats {
             longest: at(self.longest)?,
+            longest_12_months: at(self.longest_12_months)?,
             last: at(self.last)?,
+            ongoing: all(&self.ongoing)?,
+            stale: all(&self.stale)?,
             ..self.clone()
         })
     }
 
-    /// The record of `list` (newest first) as `reach` says; with `months`, month by month
-    /// too.
-    fn of(incidents: &[Arc<Incident>], list: &[IncidentIx], reach: Reach, months: bool) -> Stats {
+    /// The record of `list` (newest first) as `reach` says, over `coverage`. A provider
+    /// gives its `parts` (its uptime is theirs, and it is counted month by month too); a
+    /// component gives none, and is its own one part.
+    fn of(
+        incidents: &[Arc<Incident>],
+        list: &[IncidentIx],
+        reach: Reach,
+        coverage: Option<(Timestamp, Timestamp)>,
+        parts: Option<Parts>,
+    ) -> Stats {
         let all = || list.iter().map(|&i| &*incidents[i]);
-        let segments = insight::merge(all());
+        let any = insight::merge(all());
+        let by_parts = parts.map(|parts| {
+            let named = list
+                .iter()
+                .zip(parts.named)
+                .map(|(&i, named)| (&*incidents[i], named.as_slice()));
+            insight::merge_parts(named, parts.count)
+        });
+        let scope = Scope {
+            coverage,
+            any: &any,
+            parts: by_parts.as_deref().unwrap_or(&any),
+        };
         let end = reach.through.unwrap_or(Timestamp::UNIX_EPOCH);
         let first_year = list
             .last()
@@ -524,12 +640,12 @@ impl Stats {
             // Newest first: those started in [from, to) are one run of the list.
             let newer = list.partition_point(|&i| incidents[i].started >= to);
             let older = list.partition_point(|&i| incidents[i].started >= from);
-            list[newer..older.max(newer)]
-                .iter()
-                .map(|&i| &*incidents[i])
+            &list[newer..older.max(newer)]
         };
-        let period =
-            |from: Timestamp, to: Timestamp| Period::of(from, to, started_in(from, to), &segments);
+        let period = |from: Timestamp, to: Timestamp| {
+            let started = started_in(from, to).iter().map(|&i| &*incidents[i]);
+            Period::of(from, to, started, &scope)
+        };
         // The span's years from this list's first to the archive's last, newest first.
         let shown: Vec<i32> = reach
             .years
@@ -542,7 +658,7 @@ impl Stats {
             .map(|&y| (y, period(year_start(y), year_start(y.saturating_add(1)))))
             .collect();
         let mut month_list = Vec::new();
-        if months && !list.is_empty() {
+        if parts.is_some() && !list.is_empty() {
             let last = insight::month_of(end);
             let start = |(y, m): (i32, u32)| insight::month_start(y, m).unwrap_or(end).min(end);
             let each = shown
@@ -560,24 +676,32 @@ impl Stats {
         let twelve = end
             .checked_sub_months(chrono::Months::new(12))
             .unwrap_or(end);
-        let outage = |i: &&IncidentIx| incidents[**i].impact != Impact::Maintenance;
-        let longest = list
+        let outage = |i: &IncidentIx| incidents[*i].impact != Impact::Maintenance;
+        let longest = |among: &[IncidentIx]| {
+            among
+                .iter()
+                .filter(|&&i| matches!(incidents[i].impact, Impact::Critical | Impact::Major))
+                .filter_map(|&i| insight::recorded_duration(&incidents[i]).map(|d| (d, i)))
+                // The longest; among equals, the newest.
+                .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+                .map(|(_, i)| i)
+        };
+        let (stale, ongoing): (Vec<IncidentIx>, Vec<IncidentIx>) = list
             .iter()
-            .filter(|&&i| matches!(incidents[i].impact, Impact::Critical | Impact::Major))
-            .filter_map(|&i| incidents[i].duration().map(|d| (d, i)))
-            // The longest; among equals, the newest.
-            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
-            .map(|(_, i)| i);
+            .copied()
+            .filter(|&i| incidents[i].is_ongoing() && outage(&i))
+            .partition(|&i| reach.is_stale(&incidents[i]));
         Stats {
+            coverage,
             all_time: period(year_start(first_year), end),
             last_12_months: period(twelve, end),
             years,
             months: month_list,
-            ongoing: all()
-                .filter(|i| i.is_ongoing() && i.impact != Impact::Maintenance)
-                .count(),
-            longest,
-            last: list.iter().find(outage).copied(),
+            ongoing,
+            stale,
+            longest: longest(list),
+            longest_12_months: longest(started_in(twelve, end)),
+            last: list.iter().copied().find(outage),
         }
     }
 }
@@ -635,10 +759,15 @@ mod tests {
                 )
             })
             .collect();
-        Archive::assemble(Content {
-            incidents: incidents.to_vec(),
-            providers,
-        })
+        Archive::assemble(
+            Content {
+                incidents: incidents.to_vec(),
+                providers,
+            },
+            Rules {
+                stale_after: Duration::from_days(30),
+            },
+        )
     }
 
     proptest::proptest! {

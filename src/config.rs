@@ -8,6 +8,7 @@ use serde_saphyr::{Location, Spanned};
 
 use crate::content::yaml;
 use crate::diagnostics::Diagnostic;
+use crate::model::Duration;
 
 /// Where the site lives: `https://user.github.io/repo/`. Every URL of the site goes through
 /// this, so a project site under a sub-path never gets a broken link.
@@ -90,6 +91,7 @@ struct RawConfig {
     cname: Option<Spanned<String>>,
     language: Option<String>,
     search: Option<bool>,
+    stale_after: Option<Spanned<String>>,
 }
 
 impl crate::content::source::Scrub for RawConfig {
@@ -102,12 +104,14 @@ impl crate::content::source::Scrub for RawConfig {
             cname,
             language,
             search: _,
+            stale_after,
         } = self;
         for text in [title, description, language] {
             text.scrub();
         }
         base_url.scrub();
         cname.scrub();
+        stale_after.scrub();
     }
 }
 
@@ -119,6 +123,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "cname",
     "language",
     "search",
+    "stale_after",
 ];
 
 /// The settings of one site, defaults applied.
@@ -132,6 +137,9 @@ pub struct Config {
     pub language: String,
     /// A search page, the box in every page's header, and the index they read.
     pub search: bool,
+    /// How long an unresolved incident may go without an update before it no longer
+    /// shows as ongoing.
+    pub stale_after: Duration,
 }
 
 impl Default for Config {
@@ -144,13 +152,24 @@ impl Default for Config {
             cname: None,
             language: "en".to_string(),
             search: true,
+            stale_after: STALE_AFTER,
         }
     }
 }
 
 pub const CONFIG_FILE: &str = "site.yaml";
 
+/// `stale_after` unless `site.yaml` says otherwise: thirty days.
+pub const STALE_AFTER: Duration = Duration::from_days(30);
+
 impl Config {
+    /// What the archive is counted by.
+    pub fn rules(&self) -> crate::archive::Rules {
+        crate::archive::Rules {
+            stale_after: self.stale_after,
+        }
+    }
+
     /// Reads `site.yaml` from the site root; a site without one gets the defaults.
     pub fn load(root: &Path) -> Result<Config, Vec<Diagnostic>> {
         let path = root.join(CONFIG_FILE);
@@ -226,6 +245,22 @@ impl Config {
         }
         if let Some(search) = raw.search {
             config.search = search;
+        }
+        if let Some(written) = raw.stale_after {
+            match Duration::parse(&written.value) {
+                Ok(after) if after.seconds() > 0 => config.stale_after = after,
+                _ => errors.push(
+                    value_error(
+                        written.referenced,
+                        &written.value,
+                        format!(
+                            "`{}` is not a duration of at least one second",
+                            written.value
+                        ),
+                    )
+                    .with_hint("write it like `30d` or `36h`"),
+                ),
+            }
         }
         if errors.is_empty() {
             Ok(config)

@@ -1,4 +1,4 @@
-//! The numbers of an archive, defined once (SPEC §6): how much an incident counts as
+//! The numbers of an archive, defined once: how much an incident counts as
 //! downtime, how overlapping incidents merge, uptime and time to resolve over a period,
 //! and which UTC days an incident touches. Pure arithmetic on the model, with no notion
 //! of pages.
@@ -75,75 +75,160 @@ pub fn days(incident: &Incident) -> (NaiveDate, NaiveDate) {
 pub struct Segment {
     pub start: Timestamp,
     pub end: Timestamp,
-    /// As [`weight`]: 1000 or 300.
+    /// The share of the time that counts as down, in millionths: for a whole, 1,000,000
+    /// or 300,000 as [`weight`] says; for the parts of a provider, their mean.
     pub weight: i64,
 }
 
-/// The downtime of a set of incidents as stretches that do not overlap, in time order:
-/// at every instant the worst impact active then wins, so nothing counts twice.
-pub fn merge<'a>(incidents: impl IntoIterator<Item = &'a Incident>) -> Vec<Segment> {
-    // Events: (time, change in active critical, change in active major).
-    let mut events: Vec<(Timestamp, i32, i32)> = Vec::new();
-    for incident in incidents {
-        let end = end(incident);
-        if end <= incident.started {
-            continue;
+/// A weight of [`weight`] (thousandths) as a [`Segment`]'s (millionths).
+const PER_THOUSANDTH: i64 = 1000;
+
+/// How many incidents of each weight are active at an instant.
+#[derive(Debug, Clone, Copy, Default)]
+struct Active {
+    critical: i32,
+    major: i32,
+}
+
+impl Active {
+    fn add(&mut self, impact: Impact, by: i32) {
+        match impact {
+            Impact::Critical => self.critical += by,
+            Impact::Major => self.major += by,
+            _ => {}
         }
-        let (critical, major) = match incident.impact {
-            Impact::Critical => (1, 0),
-            Impact::Major => (0, 1),
-            _ => continue,
-        };
-        events.push((incident.started, critical, major));
-        events.push((end, -critical, -major));
     }
-    events.sort_unstable();
-    let mut segments: Vec<Segment> = Vec::new();
-    let (mut critical, mut major) = (0, 0);
-    let mut i = 0;
-    while i < events.len() {
-        let at = events[i].0;
-        while i < events.len() && events[i].0 == at {
-            critical += events[i].1;
-            major += events[i].2;
-            i += 1;
-        }
-        let weight = if critical > 0 {
-            1000
-        } else if major > 0 {
-            300
+
+    /// The worst impact active, as [`weight`] weighs it.
+    fn weight(self) -> i64 {
+        if self.critical > 0 {
+            weight(Impact::Critical)
+        } else if self.major > 0 {
+            weight(Impact::Major)
         } else {
             0
-        };
+        }
+    }
+}
+
+/// Whether an incident can count as downtime at all: an outage that lasted.
+fn counts(incident: &Incident) -> bool {
+    weight(incident.impact) > 0 && end(incident) > incident.started
+}
+
+/// Turns weights that change at instants, in time order, into stretches of one weight.
+#[derive(Default)]
+struct Stretches(Vec<Segment>);
+
+impl Stretches {
+    /// From `at` on, `weight` (millionths) counts.
+    fn set(&mut self, at: Timestamp, weight: i64) {
         // Close the open stretch if the weight changes here.
-        if let Some(last) = segments.last_mut()
+        if let Some(last) = self.0.last_mut()
             && last.end == Timestamp::MAX_UTC
         {
             if last.weight == weight {
-                continue;
+                return;
             }
             last.end = at;
         }
         if weight > 0 {
-            segments.push(Segment {
+            self.0.push(Segment {
                 start: at,
                 end: Timestamp::MAX_UTC,
                 weight,
             });
         }
     }
-    segments
+}
+
+/// The downtime of a set of incidents as stretches that do not overlap, in time order:
+/// at every instant the worst impact active then wins, so nothing counts twice.
+pub fn merge<'a>(incidents: impl IntoIterator<Item = &'a Incident>) -> Vec<Segment> {
+    let mut events: Vec<(Timestamp, i32, Impact)> = Vec::new();
+    for incident in incidents.into_iter().filter(|i| counts(i)) {
+        events.push((incident.started, 1, incident.impact));
+        events.push((end(incident), -1, incident.impact));
+    }
+    events.sort_unstable_by_key(|e| e.0);
+    let mut active = Active::default();
+    let mut stretches = Stretches::default();
+    for run in events.chunk_by(|a, b| a.0 == b.0) {
+        for &(_, by, impact) in run {
+            active.add(impact, by);
+        }
+        stretches.set(run[0].0, active.weight() * PER_THOUSANDTH);
+    }
+    stretches.0
+}
+
+/// The downtime of a provider's `parts` (its components) as stretches that do not
+/// overlap: at every instant, the mean over the parts of the worst impact active on each.
+/// Each incident comes with the parts it names (positions below `parts`); one that names
+/// none affects them all. With no parts, the whole is one part. Linear in the incidents
+/// and the parts they name (after a sort), whatever the number of parts.
+pub fn merge_parts<'a>(
+    incidents: impl IntoIterator<Item = (&'a Incident, &'a [usize])>,
+    parts: usize,
+) -> Vec<Segment> {
+    // Events: (time, change, impact, the part or `None` for every part).
+    let mut events: Vec<(Timestamp, i32, Impact, Option<usize>)> = Vec::new();
+    for (incident, named) in incidents.into_iter().filter(|(i, _)| counts(i)) {
+        let at = [(incident.started, 1), (end(incident), -1)];
+        if named.is_empty() || parts == 0 {
+            events.extend(at.map(|(t, by)| (t, by, incident.impact, None)));
+        } else {
+            for &part in named.iter().filter(|&&p| p < parts) {
+                events.extend(at.map(|(t, by)| (t, by, incident.impact, Some(part))));
+            }
+        }
+    }
+    events.sort_unstable_by_key(|e| e.0);
+    let mut own = vec![Active::default(); parts];
+    let mut all = Active::default();
+    // How many parts are at each of their own weights: critical, major.
+    let (mut at_critical, mut at_major) = (0i64, 0i64);
+    let level = |a: Active| {
+        (
+            i64::from(a.critical > 0),
+            i64::from(a.critical <= 0 && a.major > 0),
+        )
+    };
+    let whole = i64::try_from(parts.max(1)).unwrap_or(i64::MAX);
+    let mut stretches = Stretches::default();
+    for run in events.chunk_by(|a, b| a.0 == b.0) {
+        for &(_, by, impact, part) in run {
+            match part.and_then(|p| own.get_mut(p)) {
+                Some(active) => {
+                    let (c, m) = level(*active);
+                    active.add(impact, by);
+                    let (c2, m2) = level(*active);
+                    at_critical += c2 - c;
+                    at_major += m2 - m;
+                }
+                None => all.add(impact, by),
+            }
+        }
+        // Each part counts its own worst impact or, if worse, the one on every part.
+        let shared = all.weight();
+        let rest = whole - at_critical - at_major;
+        let sum = at_critical * weight(Impact::Critical)
+            + at_major * weight(Impact::Major).max(shared)
+            + rest.max(0) * shared;
+        stretches.set(run[0].0, sum.saturating_mul(PER_THOUSANDTH) / whole);
+    }
+    stretches.0
 }
 
 /// The downtime of merged stretches within `[from, to)`.
 pub fn downtime_in(segments: &[Segment], from: Timestamp, to: Timestamp) -> Duration {
     let first = segments.partition_point(|s| s.end <= from);
-    let mut thousandths: i64 = 0;
+    let mut millionths: i64 = 0;
     for segment in segments[first..].iter().take_while(|s| s.start < to) {
         let seconds = (segment.end.min(to) - segment.start.max(from)).num_seconds();
-        thousandths = thousandths.saturating_add(seconds.max(0).saturating_mul(segment.weight));
+        millionths = millionths.saturating_add(seconds.max(0).saturating_mul(segment.weight));
     }
-    Duration::from_seconds(thousandths / 1000)
+    Duration::from_seconds(millionths / (PER_THOUSANDTH * 1000))
 }
 
 /// Uptime as hundredths of a percent (9995 is 99.95 %), rounded down so that any downtime
@@ -168,12 +253,60 @@ pub fn median(mut durations: Vec<Duration>) -> Option<Duration> {
     }
 }
 
+/// How long an incident lasted, if the record says: not while it is ongoing, and not
+/// when it was posted already resolved (resolved the instant it started), which says
+/// nothing of how long it lasted.
+pub fn recorded_duration(incident: &Incident) -> Option<Duration> {
+    incident.duration().filter(|d| d.seconds() > 0)
+}
+
+/// Whether the provider posted an incident already resolved: its duration is unknown,
+/// not zero.
+pub fn after_the_fact(incident: &Incident) -> bool {
+    incident.resolved == Some(incident.started)
+}
+
+/// The length of the union of some stretches of time: overlaps count once.
+fn union_length(mut spans: Vec<(Timestamp, Timestamp)>) -> Duration {
+    spans.sort_unstable();
+    let mut total: i64 = 0;
+    let mut open: Option<(Timestamp, Timestamp)> = None;
+    for (start, end) in spans {
+        match &mut open {
+            Some((_, until)) if start <= *until => *until = (*until).max(end),
+            _ => {
+                if let Some((a, b)) = open.replace((start, end)) {
+                    total = total.saturating_add((b - a).num_seconds());
+                }
+            }
+        }
+    }
+    if let Some((a, b)) = open {
+        total = total.saturating_add((b - a).num_seconds());
+    }
+    Duration::from_seconds(total)
+}
+
 /// The incidents of one impact in a period.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
     pub count: usize,
-    /// The sum of their durations, resolved ones only.
+    /// The time they covered, overlaps counted once: resolved ones with a recorded
+    /// duration only.
     pub duration: Duration,
+}
+
+/// What the numbers of a provider or a component are counted against.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'s> {
+    /// The time the archive has records for: uptime counts only this time, and a period
+    /// outside it has none.
+    pub coverage: Option<(Timestamp, Timestamp)>,
+    /// The merged downtime of any part ([`merge`]).
+    pub any: &'s [Segment],
+    /// The merged downtime of the parts, as a mean over them ([`merge_parts`]); for a
+    /// component, the same as `any`.
+    pub parts: &'s [Segment],
 }
 
 /// The numbers of one period: incidents count where they started, downtime where it fell.
@@ -181,48 +314,77 @@ pub struct Tally {
 pub struct Period {
     pub from: Timestamp,
     pub to: Timestamp,
+    /// How much of the period the archive has records for.
+    pub covered: Duration,
     /// Every incident, maintenance included.
     pub incidents: usize,
     /// By impact, in the order of [`Impact::ALL`].
     pub by_impact: [Tally; 5],
+    /// The downtime of any part: the time some part was down, weighted by impact.
     pub downtime: Duration,
+    /// The uptime of the parts (the mean of its components'), over the covered time;
+    /// `None` when none of the period is covered.
     pub uptime: Option<u32>,
-    /// The median time to resolve of the outages (not maintenance) resolved.
+    /// 1 − [`Period::downtime`] over the covered time: the share with no part down.
+    pub any_uptime: Option<u32>,
+    /// The median time to resolve of the outages (not maintenance) with a recorded
+    /// duration.
     pub mttr: Option<Duration>,
+    /// Outages posted already resolved: in the count, not in the median.
+    pub after_the_fact: usize,
 }
 
 impl Period {
-    /// The numbers of `[from, to)` for `started` (the incidents that started in it) and the
-    /// merged downtime of all the incidents they belong with.
+    /// The numbers of `[from, to)` for `started` (the incidents that started in it),
+    /// counted against `scope`.
     pub fn of<'a>(
         from: Timestamp,
         to: Timestamp,
         started: impl IntoIterator<Item = &'a Incident>,
-        segments: &[Segment],
+        scope: &Scope,
     ) -> Period {
         let mut by_impact = [Tally::default(); 5];
+        let mut spans: [Vec<(Timestamp, Timestamp)>; 5] = Default::default();
         let mut incidents = 0;
         let mut resolved = Vec::new();
+        let mut after = 0;
         for incident in started {
             incidents += 1;
-            let tally = &mut by_impact[impact_index(incident.impact)];
-            tally.count += 1;
-            if let Some(duration) = incident.duration() {
-                tally.duration = tally.duration.saturating_add(duration);
-                if incident.impact != Impact::Maintenance {
-                    resolved.push(duration);
+            let at = impact_index(incident.impact);
+            by_impact[at].count += 1;
+            let outage = incident.impact != Impact::Maintenance;
+            match (recorded_duration(incident), incident.resolved) {
+                (Some(duration), Some(end)) => {
+                    spans[at].push((incident.started, end));
+                    if outage {
+                        resolved.push(duration);
+                    }
                 }
+                _ if outage && after_the_fact(incident) => after += 1,
+                _ => {}
             }
         }
-        let downtime = downtime_in(segments, from, to);
+        for (tally, spans) in by_impact.iter_mut().zip(spans) {
+            tally.duration = union_length(spans);
+        }
+        let (from_covered, to_covered) = match scope.coverage {
+            Some((start, end)) => (from.max(start), to.min(end)),
+            None => (from, from),
+        };
+        let covered = Duration::between(from_covered, to_covered.max(from_covered));
+        let downtime = downtime_in(scope.any, from_covered, to_covered);
+        let parts = downtime_in(scope.parts, from_covered, to_covered);
         Period {
             from,
             to,
+            covered,
             incidents,
             by_impact,
             downtime,
-            uptime: uptime(downtime, from, to),
+            uptime: uptime(parts, from_covered, to_covered),
+            any_uptime: uptime(downtime, from_covered, to_covered),
             mttr: median(resolved),
+            after_the_fact: after,
         }
     }
 
@@ -469,7 +631,13 @@ mod tests {
             ),
             incident("2024-03-05T20:00:00Z", None, Impact::Major),
         ];
-        let period = Period::of(at(DAY_START), at(DAY_END), &list, &merge(&list));
+        let segments = merge(&list);
+        let scope = Scope {
+            coverage: Some((at(DAY_START), at(DAY_END))),
+            any: &segments,
+            parts: &segments,
+        };
+        let period = Period::of(at(DAY_START), at(DAY_END), &list, &scope);
         assert_eq!(period.incidents, 4);
         assert_eq!(period.outages(), 3);
         assert_eq!(period.maintenance(), 1);
@@ -478,6 +646,72 @@ mod tests {
         assert_eq!(period.downtime.seconds(), 3600);
         assert_eq!(period.uptime, Some(9583));
         assert_eq!(period.tally(Impact::Minor).duration.seconds(), 3 * 3600);
+    }
+
+    #[test]
+    fn one_part_down_counts_as_its_share_of_the_parts() {
+        let down = incident(DAY_START, Some(DAY_END), Impact::Critical);
+        let everywhere = incident(
+            "2024-03-05T00:00:00Z",
+            Some("2024-03-05T01:00:00Z"),
+            Impact::Major,
+        );
+        // One of twenty components down all day: a twentieth of the day.
+        let named: &[usize] = &[3];
+        let parts = merge_parts([(&down, named)], 20);
+        assert_eq!(
+            downtime_in(&parts, at(DAY_START), at(DAY_END)).seconds(),
+            86_400 / 20
+        );
+        // Plus a partial outage naming no component: every part at 30 % for an hour,
+        // but the part already down counts its worse impact only.
+        let parts = merge_parts([(&down, named), (&everywhere, &[][..])], 20);
+        assert_eq!(
+            downtime_in(&parts, at(DAY_START), at(DAY_END)).seconds(),
+            (86_400 + 19 * 3600 * 3 / 10) / 20
+        );
+        // With no parts, the whole is the one part.
+        assert_eq!(merge_parts([(&down, &[][..])], 0), merge([&down]));
+    }
+
+    #[test]
+    fn posted_resolved_has_no_duration_and_overlaps_sum_once() {
+        let posted = incident(DAY_START, Some(DAY_START), Impact::Critical);
+        assert!(after_the_fact(&posted));
+        assert_eq!(recorded_duration(&posted), None);
+        let list = [
+            posted,
+            incident(
+                "2024-03-05T10:00:00Z",
+                Some("2024-03-05T12:00:00Z"),
+                Impact::Minor,
+            ),
+            incident(
+                "2024-03-05T11:00:00Z",
+                Some("2024-03-05T13:00:00Z"),
+                Impact::Minor,
+            ),
+        ];
+        let segments = merge(&list);
+        // Records only from noon: the morning is not counted either way.
+        let scope = Scope {
+            coverage: Some((at("2024-03-05T12:00:00Z"), at(DAY_END))),
+            any: &segments,
+            parts: &segments,
+        };
+        let period = Period::of(at(DAY_START), at(DAY_END), &list, &scope);
+        assert_eq!(period.after_the_fact, 1);
+        assert_eq!(period.mttr, Some(Duration::from_seconds(2 * 3600)));
+        assert_eq!(period.tally(Impact::Minor).duration.seconds(), 3 * 3600);
+        assert_eq!(period.covered.seconds(), 12 * 3600);
+        let none = Scope {
+            coverage: None,
+            ..scope
+        };
+        assert_eq!(
+            Period::of(at(DAY_START), at(DAY_END), &list, &none).uptime,
+            None
+        );
     }
 
     proptest::proptest! {

@@ -439,6 +439,11 @@ impl Duration {
         Duration(seconds.max(0))
     }
 
+    /// A duration of whole days (for constants; at most ten years of them).
+    pub const fn from_days(days: i64) -> Duration {
+        Duration(days.saturating_mul(86_400))
+    }
+
     /// The sum, at most `i64::MAX` seconds.
     pub fn saturating_add(self, other: Duration) -> Duration {
         Duration(self.0.saturating_add(other.0))
@@ -657,6 +662,19 @@ pub struct ProviderInfo {
     pub description: Option<String>,
     /// Whether `outages sync` follows the status page.
     pub sync: SyncKind,
+    /// `since:`: when the records begin, if before the first incident (a page that had
+    /// none for months).
+    pub since: Option<Timestamp>,
+    /// `until:`: when the records end, for a provider no longer followed.
+    pub until: Option<Timestamp>,
+}
+
+impl ProviderInfo {
+    /// Whether `outages sync` keeps this provider's records current: then they run to the
+    /// archive's latest update, not only to the provider's own last record.
+    pub fn is_synced(&self) -> bool {
+        self.status_page.is_some() && self.sync != SyncKind::Off
+    }
 }
 
 /// How `outages sync` reads a provider's status page: `sync:` in its `_index.md`.

@@ -75,9 +75,11 @@ fn record(incident: &Incident, provider: &str) -> Record {
         ),
         (
             "duration",
-            match incident.duration() {
-                Some(duration) if !incident.is_ongoing() => duration.to_string(),
-                _ => "Ongoing".to_string(),
+            // Not "ongoing": the index is not made again when an incident goes stale.
+            match crate::insight::recorded_duration(incident) {
+                Some(duration) => duration.to_string(),
+                None if incident.is_ongoing() => "Unresolved".to_string(),
+                None => "Duration not recorded".to_string(),
             },
         ),
         ("components", incident.components.join(", ")),

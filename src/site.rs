@@ -194,6 +194,7 @@ impl Site {
                 .iter()
                 .flat_map(|incident| incident.warnings.iter().cloned())
                 .chain(self.archive.far_apart())
+                .chain(self.archive.stale())
                 .collect(),
         )
     }
@@ -561,12 +562,13 @@ fn assemble(
     theme: &Theme,
 ) -> Result<Archive, Diagnostics> {
     let (content, mut errors) = content::gather(files, drafts);
+    let archive = Archive::assemble(content, config.rules());
     if errors.is_empty() {
-        return Ok(Archive::assemble(content));
+        return Ok(archive);
     }
     // The files that parsed are planned too, so their path conflicts come in the same
     // report as every other problem.
-    let plan = render::plan(&Archive::assemble(content), config, theme);
+    let plan = render::plan(&archive, config, theme);
     errors.extend(plan.err().unwrap_or_default());
     Err(Diagnostics::sorted(errors))
 }

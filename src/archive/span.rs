@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use chrono::Datelike;
 
-use super::Archive;
+use super::{Archive, Rules};
 use crate::diagnostics::Diagnostic;
 use crate::insight;
 use crate::model::{Incident, Timestamp};
@@ -16,12 +16,37 @@ use crate::model::{Incident, Timestamp};
 /// span years, so two dates far apart cost two years of pages, not every year between.
 pub const YEARS_APART: i32 = 10;
 
-/// Where the numbers of an archive end, and the years they are counted in.
+/// Where the numbers of an archive end, the years they are counted in, and from when an
+/// unresolved incident's latest update keeps it ongoing.
 #[derive(Clone, Copy)]
 pub(super) struct Reach<'a> {
     pub(super) through: Option<Timestamp>,
     /// The archive's [`span`].
     pub(super) years: &'a [i32],
+    fresh_from: Option<Timestamp>,
+}
+
+impl<'a> Reach<'a> {
+    pub(super) fn new(through: Option<Timestamp>, years: &'a [i32], rules: Rules) -> Reach<'a> {
+        let fresh_from = through.map(|t| {
+            chrono::TimeDelta::try_seconds(rules.stale_after.seconds())
+                .and_then(|after| t.checked_sub_signed(after))
+                .unwrap_or(Timestamp::MIN_UTC)
+        });
+        Reach {
+            through,
+            years,
+            fresh_from,
+        }
+    }
+
+    /// Whether `incident` is unresolved with no update since before `fresh_from`.
+    pub(super) fn is_stale(&self, incident: &Incident) -> bool {
+        incident.is_ongoing()
+            && self
+                .fresh_from
+                .is_some_and(|from| incident.updated() < from)
+    }
 }
 
 /// The years that pages spanning years show, newest first: every year an incident starts

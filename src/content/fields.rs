@@ -272,6 +272,35 @@ impl RawIncident {
         if errors[before..].iter().any(Diagnostic::is_error) {
             return None;
         }
+        if let (Some(first), Some(start)) = (self.body.updates.first(), started)
+            && first.at < start
+        {
+            errors.push(
+                ctx.error(
+                    self.started.as_ref().map_or(Pos::START, |field| field.pos),
+                    format!(
+                        "an update is dated {}, before `started`",
+                        first.at.format("%Y-%m-%d %H:%M UTC")
+                    ),
+                )
+                .with_hint(
+                    "check the update's time and `started`: one has the wrong clock or a typo",
+                )
+                .warning(),
+            );
+        }
+        for name in &self.components {
+            if !name.chars().any(char::is_alphanumeric) {
+                errors.push(
+                    ctx.error(
+                        Pos::START,
+                        format!("the component `{name}` has no letter or digit, so its page is named by a hash"),
+                    )
+                    .with_hint("give the component a name with words")
+                    .warning(),
+                );
+            }
+        }
         if let (Some(last), Some(None)) = (self.body.updates.last(), resolved)
             && last.status == Status::Resolved
         {

@@ -317,6 +317,8 @@ struct ProviderYaml {
     status_page: S,
     description: S,
     sync: Option<SyncYaml>,
+    since: S,
+    until: S,
 }
 
 /// `sync: false`, `sync: true` or `sync: {kind: statuspage}`.
@@ -374,15 +376,27 @@ impl Scrub for ProviderYaml {
             status_page,
             description,
             sync: _,
+            since,
+            until,
         } = self;
         name.scrub();
         url.scrub();
         status_page.scrub();
         description.scrub();
+        since.scrub();
+        until.scrub();
     }
 }
 
-const PROVIDER_FIELDS: &[&str] = &["name", "url", "status_page", "description", "sync"];
+const PROVIDER_FIELDS: &[&str] = &[
+    "name",
+    "url",
+    "status_page",
+    "description",
+    "sync",
+    "since",
+    "until",
+];
 
 fn parse_provider(
     ctx: &FileCtx,
@@ -434,12 +448,35 @@ fn parse_provider(
         status_page: url(raw.status_page),
         description: description(ctx, raw.description, body, &mut errors),
         sync: raw.sync.map_or(SyncKind::default(), |s| s.0),
+        since: raw.since.and_then(|v| boundary(ctx, v, &mut errors)),
+        until: raw.until.and_then(|v| boundary(ctx, v, &mut errors)),
     };
+    if let (Some(since), Some(until)) = (info.since, info.until)
+        && until < since
+    {
+        errors.push(ctx.error(Pos::START, "`until` is before `since`"));
+    }
     if errors.is_empty() {
         Ok((slug, info))
     } else {
         Err(errors)
     }
+}
+
+/// `since:` or `until:` of a provider: a day (`2024-05-16`, its midnight UTC) or a time.
+fn boundary(
+    ctx: &FileCtx,
+    value: Spanned<String>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<crate::model::Timestamp> {
+    let field = frontmatter::spanned(value, 1);
+    let day = chrono::NaiveDate::parse_from_str(field.value.trim(), "%Y-%m-%d").ok();
+    match day {
+        Some(day) => time::parse_timestamp(&format!("{day}T00:00:00Z")),
+        None => time::parse_timestamp(&field.value),
+    }
+    .map_err(|e| errors.push(fields::time_error(ctx, field.pos, &field.value, e)))
+    .ok()
 }
 
 /// A provider's description, from its field or else the file's body.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::config::BaseUrl;
-use crate::render::views::{IncidentView, PeriodView, ProviderView, UpdateView};
+use crate::render::views::{IncidentView, PeriodView, ProviderView, StatsView, UpdateView};
 use crate::routes;
 
 /// A provider as `providers.json` lists it and its own file begins. A number is `*_count`,
@@ -20,6 +20,9 @@ struct ProviderEntry<'a> {
     outage_count: usize,
     maintenance_count: usize,
     ongoing_count: usize,
+    stale_count: usize,
+    covered_from: Option<&'a str>,
+    covered_to: Option<&'a str>,
     total_downtime_seconds: i64,
     median_duration_seconds: Option<i64>,
     last_outage: Option<&'a str>,
@@ -38,6 +41,7 @@ pub struct ListItem<'a> {
     started: &'a str,
     resolved: Option<&'a str>,
     ongoing: bool,
+    stale: bool,
     duration_seconds: Option<i64>,
     downtime_minutes: i64,
     components: &'a [String],
@@ -63,6 +67,9 @@ fn provider_entry<'a>(provider: &'a ProviderView, base: &BaseUrl) -> ProviderEnt
         outage_count: provider.stats.outages,
         maintenance_count: provider.stats.maintenance,
         ongoing_count: provider.stats.ongoing,
+        stale_count: provider.stats.stale,
+        covered_from: provider.stats.covered_from.as_ref().map(|t| t.iso.as_str()),
+        covered_to: provider.stats.covered_to.as_ref().map(|t| t.iso.as_str()),
         total_downtime_seconds: provider.stats.all_time.downtime_seconds,
         median_duration_seconds: provider.stats.all_time.mttr_seconds,
         last_outage: provider.stats.last.as_ref().map(|s| s.started.iso.as_str()),
@@ -80,6 +87,7 @@ pub fn list_item<'a>(incident: &'a IncidentView, base: &BaseUrl) -> ListItem<'a>
         started: &s.started.iso,
         resolved: s.resolved.as_ref().map(|t| t.iso.as_str()),
         ongoing: s.ongoing,
+        stale: s.stale,
         duration_seconds: incident.duration_seconds,
         downtime_minutes: minutes(s.downtime_seconds),
         components: &incident.components,
@@ -111,12 +119,16 @@ pub fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
     json
 }
 
-pub fn providers(providers: &[ProviderView], base: &BaseUrl) -> Vec<u8> {
+/// `api/v1/providers.json`: every provider, and the archive's latest update (how far
+/// its data runs).
+pub fn providers(providers: &[ProviderView], through: Option<&str>, base: &BaseUrl) -> Vec<u8> {
     #[derive(Serialize)]
     struct Doc<'a> {
+        through: Option<&'a str>,
         providers: Vec<ProviderEntry<'a>>,
     }
     to_json(&Doc {
+        through,
         providers: providers.iter().map(|p| provider_entry(p, base)).collect(),
     })
 }
@@ -204,7 +216,10 @@ struct PeriodNumbers<'a> {
     downtime_seconds: i64,
     downtime_minutes: i64,
     uptime_percent: Option<f64>,
+    any_uptime_percent: Option<f64>,
+    covered_seconds: i64,
     mttr_seconds: Option<i64>,
+    after_the_fact_count: usize,
 }
 
 fn period_numbers(period: &PeriodView) -> PeriodNumbers<'_> {
@@ -232,11 +247,25 @@ fn period_numbers(period: &PeriodView) -> PeriodNumbers<'_> {
         downtime_seconds: period.downtime_seconds,
         downtime_minutes: minutes(period.downtime_seconds),
         uptime_percent: period.uptime_percent,
+        any_uptime_percent: period.any_uptime_percent,
+        covered_seconds: period.covered_seconds,
         mttr_seconds: period.mttr_seconds,
+        after_the_fact_count: period.after_the_fact,
     }
 }
 
-/// `api/v1/<provider>/stats.json`: the numbers of SPEC §6 over all time, the last 12
+/// The numbers of each year, newest first.
+fn year_numbers(years: &[PeriodView]) -> Vec<PeriodNumbers<'_>> {
+    years
+        .iter()
+        .map(|period| PeriodNumbers {
+            year: period.label.parse().ok(),
+            ..period_numbers(period)
+        })
+        .collect()
+}
+
+/// `api/v1/<provider>/stats.json`: its numbers over all time, the last 12
 /// months, each year (newest first) and each month (oldest first), as `(year, month,
 /// period)`.
 pub fn stats(
@@ -265,14 +294,7 @@ pub fn stats(
         rule: RULE,
         all_time: period_numbers(&stats.all_time),
         last_12_months: period_numbers(&stats.last_12_months),
-        years: stats
-            .years
-            .iter()
-            .map(|period| PeriodNumbers {
-                year: period.label.parse().ok(),
-                ..period_numbers(period)
-            })
-            .collect(),
+        years: year_numbers(&stats.years),
         months: months
             .iter()
             .map(|((year, month), period)| PeriodNumbers {
@@ -290,6 +312,7 @@ pub struct ComponentEntry<'a> {
     pub url: String,
     pub incident_count: usize,
     pub last_started: &'a str,
+    pub stats: StatsView,
 }
 
 /// `api/v1/<provider>/components.json`: the provider's components, by slug.
@@ -301,6 +324,8 @@ pub fn components(provider: &ProviderView, components: &[ComponentEntry]) -> Vec
         url: &'a str,
         incident_count: usize,
         last_started: &'a str,
+        last_12_months: PeriodNumbers<'a>,
+        years: Vec<PeriodNumbers<'a>>,
     }
     #[derive(Serialize)]
     struct Doc<'a> {
@@ -319,6 +344,8 @@ pub fn components(provider: &ProviderView, components: &[ComponentEntry]) -> Vec
                 url: &c.url,
                 incident_count: c.incident_count,
                 last_started: c.last_started,
+                last_12_months: period_numbers(&c.stats.last_12_months),
+                years: year_numbers(&c.stats.years),
             })
             .collect(),
     })

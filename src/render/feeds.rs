@@ -248,7 +248,7 @@ pub fn json(spec: &FeedSpec) -> Vec<u8> {
 /// `Major outage · 3h 24m · ServiceNow Cloud Observability`
 fn summary_line(incident: &IncidentView) -> String {
     let s = &incident.summary;
-    let duration = s.duration.as_deref().unwrap_or("ongoing");
+    let duration = crate::render::views::duration_text(s);
     format!(
         "{} · {} · {} · started {}",
         s.impact.label, duration, s.provider.name, s.started.text

@@ -13,7 +13,7 @@ use crate::diagnostics::Diagnostic;
 use crate::insight;
 use crate::render::theme::{AssetSource, Theme};
 use crate::render::views::{
-    FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView, month_label,
+    self, FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView, month_label,
 };
 use crate::render::{
     Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
@@ -82,7 +82,10 @@ pub static KINDS: &[&dyn Kind] = &[
     &SiteFile {
         path: routes::API_PROVIDERS,
         reads: ARCHIVE,
-        make: |r| api::providers(&r.views.providers, &r.config.base_url),
+        make: |r| {
+            let through = r.archive.through.map(|t| TimeView::new(t).iso);
+            api::providers(&r.views.providers, through.as_deref(), &r.config.base_url)
+        },
     },
     &SiteFile {
         path: routes::SITEMAP,
@@ -247,6 +250,9 @@ fn redirects(r: &Renderer) -> Vec<u8> {
 
 struct Home;
 
+/// How many ongoing incidents the home page shows as cards.
+const HOME_ONGOING: usize = 10;
+
 impl Kind for Home {
     fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         add(routes::HOME.into(), Key::Site);
@@ -261,10 +267,13 @@ impl Kind for Home {
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
         // Chosen from the archive: only the views shown are made.
+        // Ongoing: unresolved and updated lately; a stale one is listed with the others.
         let shown = |ongoing: bool| {
             r.archive
                 .incidents()
-                .filter(move |(_, incident)| incident.is_ongoing() == ongoing)
+                .filter(move |(_, incident)| {
+                    (incident.is_ongoing() && !r.archive.is_stale(incident)) == ongoing
+                })
                 .map(|(i, _)| &r.views.incidents[i].summary)
         };
         let ongoing: Vec<&SummaryView> = shown(true).collect();
@@ -288,8 +297,13 @@ impl Kind for Home {
             "busiest",
             &insights::busiest_days(r.archive, r.views, base, BUSIEST),
         );
-        ctx.insert("ongoing", &ongoing);
+        // At most this many cards; the rest as a list below them.
+        let (cards, more) = ongoing.split_at(ongoing.len().min(HOME_ONGOING));
+        ctx.insert("ongoing", cards);
+        ctx.insert("ongoing_more", more);
+        ctx.insert("ongoing_count", &ongoing.len());
         ctx.insert("latest", &latest);
+        ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("providers", &r.views.providers);
         ctx.insert("incident_total", &r.views.incidents.len());
         r.template("index.html", page, &ctx)
@@ -371,8 +385,14 @@ impl Kind for ProviderPage {
             &format!("{name} incidents"),
         );
         let calendar_years = &source.years[..source.years.len().min(PROVIDER_CALENDARS)];
+        let views = |list: &[IncidentIx]| -> Vec<&IncidentView> {
+            list.iter().map(|&x| &*r.views.incidents[x]).collect()
+        };
         ctx.insert("provider", provider);
         ctx.insert("latest", &latest);
+        ctx.insert("ongoing", &views(&source.stats.ongoing));
+        ctx.insert("stale", &views(&source.stats.stale));
+        ctx.insert("stale_after", &r.config.stale_after.to_string());
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("years", &year_links(r, i));
         ctx.insert("components", &component_links(r, i));
@@ -420,10 +440,10 @@ impl Kind for IncidentPage {
             summary.impact.label,
             summary.provider.name,
             summary.started.text,
-            summary
-                .duration
-                .as_deref()
-                .map_or("ongoing".to_string(), |d| format!("lasted {d}"))
+            match &summary.duration {
+                Some(d) => format!("lasted {d}"),
+                None => views::duration_text(summary).to_string(),
+            }
         );
         let source = &r.archive.incidents[i];
         let mut ctx = r.html_context(
@@ -994,6 +1014,7 @@ impl Kind for ProviderYear {
             }),
         );
         ctx.insert("year_text", &year.to_string());
+        ctx.insert("stats", &provider.stats);
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("period", &period);
         ctx.insert("incidents", &incidents);
@@ -1362,6 +1383,7 @@ fn api_components(r: &Renderer, i: ProviderIx) -> Vec<u8> {
                 )),
                 incident_count: c.incidents.len(),
                 last_started: &newest.summary.started.iso,
+                stats: StatsView::new(&c.stats, &r.views.incidents, |_| None),
             })
         })
         .collect();

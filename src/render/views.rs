@@ -156,10 +156,18 @@ pub struct SummaryView {
     pub impact: ImpactView,
     pub started: TimeView,
     pub resolved: Option<TimeView>,
+    /// How long it lasted, when the record says: `None` while it is unresolved and when
+    /// it was posted already resolved.
     pub duration: Option<String>,
-    /// The incident's own downtime (SPEC §6), in seconds.
+    /// The incident's own downtime, in seconds.
     pub downtime_seconds: i64,
+    /// Not resolved (yet).
     pub ongoing: bool,
+    /// Not resolved, and no update for longer than the site's `stale_after` before the
+    /// archive's latest update: not shown as ongoing.
+    pub stale: bool,
+    /// Posted already resolved: its duration is not recorded.
+    pub after_the_fact: bool,
     pub latest_status: Option<String>,
 }
 
@@ -195,12 +203,12 @@ pub struct TallyView {
     pub keyword: &'static str,
     pub label: &'static str,
     pub count: usize,
-    /// The sum of the resolved ones' durations.
+    /// The time the resolved ones covered, overlaps counted once.
     pub duration: String,
     pub duration_seconds: i64,
 }
 
-/// The numbers of one period (SPEC §6), as text for pages and as numbers for machines.
+/// The numbers of one period, as text for pages and as numbers for machines.
 #[derive(Debug, Clone, Serialize)]
 pub struct PeriodView {
     /// `2024`, `March 2024`, `Last 12 months`, `All time`.
@@ -212,13 +220,24 @@ pub struct PeriodView {
     pub maintenance: usize,
     /// Every impact, worst first, maintenance last.
     pub by_impact: Vec<TallyView>,
+    /// The downtime of any part.
     pub downtime: String,
     pub downtime_seconds: i64,
-    /// `99.95 %`; `None` for a period of no length.
+    /// The uptime of the parts, `99.95 %`; `None` when the archive has no records for
+    /// any of the period.
     pub uptime: Option<String>,
     pub uptime_percent: Option<f64>,
+    /// The share of the covered time with no part down.
+    pub any_uptime: Option<String>,
+    pub any_uptime_percent: Option<f64>,
+    /// How much of the period the archive has records for.
+    pub covered_seconds: i64,
+    /// That time as text, when it is less than the whole period (the uptime is of it).
+    pub covered_part: Option<String>,
     pub mttr: Option<String>,
     pub mttr_seconds: Option<i64>,
+    /// Outages posted already resolved, left out of the median.
+    pub after_the_fact: usize,
     /// The period's own page (a year's), if it has one.
     pub path: Option<String>,
 }
@@ -248,12 +267,24 @@ impl PeriodView {
             downtime: length(period.downtime),
             downtime_seconds: period.downtime.seconds(),
             uptime: period.uptime.map(uptime_text),
-            uptime_percent: period.uptime.map(|u| f64::from(u) / 100.0),
+            uptime_percent: period.uptime.map(percent),
+            any_uptime: period.any_uptime.map(uptime_text),
+            any_uptime_percent: period.any_uptime.map(percent),
+            covered_seconds: period.covered.seconds(),
+            covered_part: (period.covered.seconds() > 0
+                && period.covered < Duration::between(period.from, period.to))
+            .then(|| length(period.covered)),
             mttr: period.mttr.map(|d| d.to_string()),
             mttr_seconds: period.mttr.map(|d| d.seconds()),
+            after_the_fact: period.after_the_fact,
             path,
         }
     }
+}
+
+/// Hundredths of a percent as a percentage.
+fn percent(hundredths: u32) -> f64 {
+    f64::from(hundredths) / 100.0
 }
 
 /// Impacts as pages list them: worst first, maintenance apart at the end.
@@ -305,17 +336,36 @@ pub fn month_name(month: u32) -> &'static str {
     MONTHS[(month as usize + 11) % 12]
 }
 
+/// How long an incident lasted, as words: its duration, or why there is none.
+pub fn duration_text(summary: &SummaryView) -> &str {
+    match (&summary.duration, summary.ongoing, summary.stale) {
+        (Some(duration), _, _) => duration,
+        (None, true, false) => "ongoing",
+        (None, true, true) => "unresolved",
+        (None, false, _) => "duration not recorded",
+    }
+}
+
 /// A provider's or a component's record, as its page shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatsView {
     pub outages: usize,
     pub maintenance: usize,
+    /// Unresolved outages updated lately.
     pub ongoing: usize,
+    /// The one ongoing outage, when there is exactly one (to link it).
+    pub ongoing_one: Option<SummaryView>,
+    /// Unresolved outages with no update for long: not ongoing.
+    pub stale: usize,
+    /// When the archive's records of it begin and end, if it has any.
+    pub covered_from: Option<TimeView>,
+    pub covered_to: Option<TimeView>,
     pub all_time: PeriodView,
     pub last_12_months: PeriodView,
     /// Newest first, each linking its year page when it has one.
     pub years: Vec<PeriodView>,
     pub longest: Option<SummaryView>,
+    pub longest_12_months: Option<SummaryView>,
     pub last: Option<SummaryView>,
 }
 
@@ -330,7 +380,14 @@ impl StatsView {
         StatsView {
             outages: stats.all_time.outages(),
             maintenance: stats.all_time.maintenance(),
-            ongoing: stats.ongoing,
+            ongoing: stats.ongoing.len(),
+            ongoing_one: match stats.ongoing[..] {
+                [one] => summary(Some(one)),
+                _ => None,
+            },
+            stale: stats.stale.len(),
+            covered_from: stats.coverage.map(|(from, _)| TimeView::new(from)),
+            covered_to: stats.coverage.map(|(_, to)| TimeView::new(to)),
             all_time: PeriodView::new("All time".into(), &stats.all_time, None),
             last_12_months: PeriodView::new("Last 12 months".into(), &stats.last_12_months, None),
             years: stats
@@ -339,6 +396,7 @@ impl StatsView {
                 .map(|(year, period)| PeriodView::new(year.to_string(), period, year_path(*year)))
                 .collect(),
             longest: summary(stats.longest),
+            longest_12_months: summary(stats.longest_12_months),
             last: summary(stats.last),
         }
     }
@@ -401,12 +459,13 @@ pub struct IncidentViews {
     base: Arc<BaseUrl>,
 }
 
-/// An incident, the name of its provider, and its view once made: the view is a function
-/// of the first two (and the site's address).
+/// An incident, the name of its provider, whether it is stale, and its view once made:
+/// the view is a function of the first three (and the site's address).
 #[derive(Clone)]
 struct Slot {
     incident: Arc<Incident>,
     provider_name: Arc<str>,
+    stale: bool,
     view: OnceLock<Arc<IncidentView>>,
 }
 
@@ -459,7 +518,10 @@ impl IncidentViews {
         let (Some(a), Some(b)) = (i.get(&self.slots), j.get(&other.slots)) else {
             return true;
         };
-        if Arc::ptr_eq(&a.incident, &b.incident) && a.provider_name == b.provider_name {
+        if Arc::ptr_eq(&a.incident, &b.incident)
+            && a.provider_name == b.provider_name
+            && a.stale == b.stale
+        {
             return false;
         }
         a.incident.provider != b.incident.provider
@@ -477,6 +539,7 @@ impl std::ops::Index<IncidentIx> for IncidentViews {
             Arc::new(incident_view(
                 &slot.incident,
                 provider_ref(&slot.incident, &slot.provider_name, &self.base),
+                slot.stale,
                 &self.base,
             ))
         })
@@ -533,12 +596,16 @@ impl Views {
                     .get(incident.provider.as_str())
                     .cloned()
                     .unwrap_or_else(|| Arc::from(incident.provider.as_str()));
+                let stale = archive.is_stale(incident);
                 match reusable.get(&(Arc::as_ptr(incident) as usize)) {
-                    Some(slot) if slot.provider_name == provider_name => ((*slot).clone(), false),
+                    Some(slot) if slot.provider_name == provider_name && slot.stale == stale => {
+                        ((*slot).clone(), false)
+                    }
                     _ => (
                         Slot {
                             incident: Arc::clone(incident),
                             provider_name,
+                            stale,
                             view: OnceLock::new(),
                         },
                         true,
@@ -589,6 +656,7 @@ fn update_view(of: &Arc<IncidentHtml>, index: u32, update: &Update) -> UpdateVie
 fn incident_view(
     incident: &Arc<Incident>,
     provider: ProviderRef,
+    stale: bool,
     base: &Arc<BaseUrl>,
 ) -> IncidentView {
     let dir = routes::incident_dir(incident.provider.as_str(), incident.slug.as_str());
@@ -613,9 +681,11 @@ fn incident_view(
         },
         started: TimeView::new(incident.started),
         resolved: incident.resolved.map(TimeView::new),
-        duration: incident.duration().map(|d| d.to_string()),
+        duration: crate::insight::recorded_duration(incident).map(|d| d.to_string()),
         downtime_seconds: crate::insight::downtime(incident).seconds(),
         ongoing: incident.is_ongoing(),
+        stale,
+        after_the_fact: crate::insight::after_the_fact(incident),
         latest_status: incident
             .timeline()
             .last()
@@ -644,7 +714,7 @@ fn incident_view(
             .official_url
             .as_ref()
             .map(|u| u.as_str().to_string()),
-        duration_seconds: incident.duration().map(|d| d.seconds()),
+        duration_seconds: crate::insight::recorded_duration(incident).map(|d| d.seconds()),
         updated: TimeView::new(incident.updated()),
         summary_html: html(Part::Summary),
         timeline: incident

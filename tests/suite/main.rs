@@ -22,4 +22,5 @@ mod search;
 mod security;
 mod serve;
 mod sync;
+mod truth;
 mod writers;

@@ -36,9 +36,15 @@ impl Site {
         Site::new(&refs)
     }
 
-    /// How many incidents a built page lists.
+    /// How many incidents a built page lists (one listed twice, as ongoing and among the
+    /// latest, counts once).
     pub fn rows(&self, page: &str) -> usize {
-        select(&self.html(page), ".incident-list li").len()
+        let html = self.html(page);
+        let links: std::collections::BTreeSet<&str> = select(&html, ".incident-list li .row-title")
+            .iter()
+            .filter_map(|a| a.value().attr("href"))
+            .collect();
+        links.len()
     }
 
     pub fn root(&self) -> &Path {
