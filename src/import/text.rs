@@ -11,6 +11,7 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Parser, Tag};
 use crate::content::source::{clean_text, trim_blank_lines};
 use crate::content::updates::MARKDOWN_OPTIONS;
 use crate::model::Status;
+use crate::render::markdown::push_text;
 
 /// A status word is at most this long: it is a heading, not a sentence.
 const MAX_STATUS_CHARS: usize = 80;
@@ -252,25 +253,12 @@ fn fenced(body: &str) -> String {
     format!("{fence}\n{body}\n{fence}")
 }
 
-/// The words of a text, for telling the same update from two sources apart from their
-/// markup: tags, entities and punctuation dropped, lowercase.
+/// The words of a body as a reader sees them, for telling the same update from two sources
+/// (a feed's HTML, an API's plain text or markdown): markup, character references, markdown
+/// escapes, punctuation and the run of white space between words aside, lowercase.
 pub fn words(text: &str) -> String {
     let mut plain = String::with_capacity(text.len());
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            _ if in_tag => {}
-            _ => plain.push(c),
-        }
-    }
-    let plain = plain
-        .replace("&amp;", "&")
-        .replace("&nbsp;", " ")
-        .replace("&#39;", "'")
-        .replace("&#35;", "#")
-        .replace("&quot;", "\"");
+    push_text(&mut plain, text);
     plain
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -340,5 +328,12 @@ mod tests {
             words("Delayed by <strong>40 minutes</strong> &amp; more."),
             words("Delayed by 40 minutes & more")
         );
+        // A feed's HTML of an API's plain text: lines as `<br />`, escapes as references.
+        assert_eq!(
+            words("Retries may work<br /><br />Load &lt; 5% &amp; falling"),
+            words("Retries may work\n\nLoad < 5% & falling")
+        );
+        assert_eq!(words("a \\*b\\*  c"), words("a *b* c"));
+        assert_ne!(words("Issues recovered"), words("Issues degraded"));
     }
 }
