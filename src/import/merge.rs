@@ -1,7 +1,8 @@
 //! Deciding what an import writes into a file that already holds the incident: field by
 //! field, a value the import wrote last time (its fingerprint still matches) takes the
 //! provider's news, a value a person changed is kept; the provider's updates the file never
-//! had are added, those it had are never put back.
+//! had are added, those it had are never put back. One update told by a feed and by the
+//! API (the same minute, the same words) is one update.
 
 use std::collections::BTreeSet;
 
@@ -174,29 +175,22 @@ pub fn merge(incoming: &Imported, file: &Incident) -> Plan {
         record.updates
     };
     next.updates = known.clone();
+    let mut ours = FileUpdates::new(&file.updates);
     let mut new_updates = Vec::new();
     for update in &incoming.updates {
         let fp = Fingerprint::of_update(update);
-        if known.contains(&fp) {
-            let same_time: Vec<&Update> = file
-                .updates
-                .iter()
-                .filter(|u| u.at == update.at && u.status == update.status)
-                .collect();
-            if same_time.is_empty() {
-                kept.push(Kept::UpdateRemoved(update.at));
-            } else if !same_time
-                .iter()
-                .any(|u| words(&u.body) == words(&update.body))
-            {
-                kept.push(Kept::UpdateText(update.at));
-            }
-            continue;
+        match ours.claim(update) {
+            Some(_) => {}
+            None if known.contains(&fp) => kept.push(
+                if file.updates.iter().any(|u| same_moment(u.at, update.at)) {
+                    Kept::UpdateText(update.at)
+                } else {
+                    Kept::UpdateRemoved(update.at)
+                },
+            ),
+            None => new_updates.push(update.clone()),
         }
         next.updates.insert(fp);
-        if !file.updates.iter().any(|u| same_update(u, update)) {
-            new_updates.push(update.clone());
-        }
     }
     Plan {
         facts,
@@ -289,15 +283,50 @@ fn guesses(incoming: &Imported) -> BTreeSet<Field> {
     guessed
 }
 
-/// The same update told by two sources: the same status, the same time (to the minute when
-/// one of them gives only minutes), the same words whatever the markup.
-fn same_update(a: &Update, b: &Update) -> bool {
+/// The updates a file holds, each matched to at most one update of a source.
+struct FileUpdates<'a> {
+    updates: &'a [Update],
+    words: Vec<String>,
+    claimed: Vec<bool>,
+}
+
+impl<'a> FileUpdates<'a> {
+    fn new(updates: &'a [Update]) -> FileUpdates<'a> {
+        FileUpdates {
+            updates,
+            words: updates.iter().map(|u| words(&u.body)).collect(),
+            claimed: vec![false; updates.len()],
+        }
+    }
+
+    /// The file's update that is `update` as another source told it, the very same one
+    /// first, not matched yet; matched now, so two updates alike in a minute find one each.
+    fn claim(&mut self, update: &Update) -> Option<&'a Update> {
+        let said = words(&update.body);
+        let free = |i: &usize| !self.claimed[*i];
+        let exact = (0..self.updates.len())
+            .filter(free)
+            .find(|&i| self.updates[i] == *update);
+        let at = exact.or_else(|| {
+            (0..self.updates.len())
+                .filter(free)
+                .find(|&i| same_moment(self.updates[i].at, update.at) && self.words[i] == said)
+        })?;
+        self.claimed[at] = true;
+        Some(&self.updates[at])
+    }
+}
+
+/// Whether two times are one moment told by two sources: the same time, or the same minute
+/// when one of them gives only minutes (a feed).
+fn same_moment(a: Timestamp, b: Timestamp) -> bool {
     let to_minute = |t: Timestamp| t.timestamp().div_euclid(60);
-    let whole_minute =
-        |t: Timestamp| t.timestamp().rem_euclid(60) == 0 && t.timestamp_subsec_nanos() == 0;
-    let same_time = a.at == b.at
-        || ((whole_minute(a.at) || whole_minute(b.at)) && to_minute(a.at) == to_minute(b.at));
-    a.status == b.status && same_time && words(&a.body) == words(&b.body)
+    a == b || ((whole_minute(a) || whole_minute(b)) && to_minute(a) == to_minute(b))
+}
+
+/// Whether `t` is on a whole minute, as every time a feed gives is.
+fn whole_minute(t: Timestamp) -> bool {
+    t.timestamp().rem_euclid(60) == 0 && t.timestamp_subsec_nanos() == 0
 }
 
 /// Whether a file holds nothing that an import never writes.
@@ -308,4 +337,54 @@ fn holds_only_imported_fields(incident: &Incident) -> bool {
         && incident.aliases.is_empty()
         && incident.attribution.is_none()
         && !incident.draft
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Status;
+
+    fn update(at: &str, status: &str, body: &str) -> Update {
+        Update {
+            at: at.parse().unwrap(),
+            status: Status::parse(status),
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn a_feed_update_is_the_api_update_of_its_minute_and_words_whatever_its_label() {
+        let api = [
+            update(
+                "2026-08-17T14:58:09.061Z",
+                "investigating",
+                "Actions is experiencing degraded availability.",
+            ),
+            update(
+                "2026-08-17T14:58:12.889Z",
+                "investigating",
+                "We are experiencing high error rates.\n\nArchive downloads fail.",
+            ),
+        ];
+        let mut file = FileUpdates::new(&api);
+        let feed = update(
+            "2026-08-17T14:58:00Z",
+            "update",
+            "We are experiencing <b>high</b> error rates.<br /><br />Archive downloads fail.",
+        );
+        assert_eq!(file.claim(&feed), Some(&api[1]));
+        assert_eq!(
+            file.claim(&feed),
+            None,
+            "each update of the file is matched once"
+        );
+        let next_minute = update("2026-08-17T14:59:00Z", "update", &api[0].body);
+        assert_eq!(file.claim(&next_minute), None);
+        let other_words = update("2026-08-17T14:58:00Z", "update", "Actions is recovering.");
+        assert_eq!(file.claim(&other_words), None);
+        // Two sources to the second: one moment only when the same.
+        let near = update("2026-08-17T14:58:09.5Z", "investigating", &api[0].body);
+        assert_eq!(file.claim(&near), None);
+        assert_eq!(file.claim(&api[0]), Some(&api[0]));
+    }
 }

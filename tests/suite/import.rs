@@ -33,11 +33,12 @@ fn page_text(site: &Site, path: &str) -> String {
 #[test]
 fn every_payload_imports_with_every_update_component_and_time() {
     let site = Site::new(&[]);
-    for name in [
+    let summaries = [
         "github-summary-critical-incident.json",
         "github-summary-two-open-incidents.json",
         "github-summary-scheduled-maintenance.json",
-    ] {
+    ];
+    for name in summaries {
         let out = import(&site, &["statuspage", &payload(name)]);
         assert!(
             out.contains("into content/github/"),
@@ -45,12 +46,9 @@ fn every_payload_imports_with_every_update_component_and_time() {
         );
     }
     site.build(&[]);
-    for name in std::fs::read_dir(DATA).unwrap().map(|e| e.unwrap().path()) {
-        if name.extension().is_none_or(|e| e != "json") {
-            continue;
-        }
+    for name in summaries {
         let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&name).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(payload(name)).unwrap()).unwrap();
         let incidents = json["incidents"]
             .as_array()
             .unwrap()
@@ -523,6 +521,134 @@ fn one_incident_from_json_and_from_atom_is_one_file_in_either_order() {
         assert_eq!(tree(&site.path("content")), before, "{name}");
         site.build(&[]);
     }
+}
+
+/// The file every GitHub payload here writes GitHub's critical incident of 2026-08-17 to.
+const CRITICAL: &str = "content/github/2026-08-17-incident-with-github-com.md";
+
+/// The Atom entry of GitHub's critical incident of 2026-08-17, made from its updates in the
+/// JSON answer `name` as githubstatus.com renders its `history.atom` (as the real
+/// `github-history-2022-06-11.atom` shows): newest first, to the minute, a status only where
+/// it changes (else `Update`), the text HTML-escaped with its line breaks as `<br />`.
+fn github_feed(name: &str) -> String {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(payload(name)).unwrap()).unwrap();
+    let incident = json["incidents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "zkxwbgr0cnmx")
+        .unwrap();
+    let updates = incident["incident_updates"].as_array().unwrap();
+    let at = |value: &serde_json::Value| -> chrono::DateTime<chrono::Utc> {
+        value.as_str().unwrap().parse().unwrap()
+    };
+    let mut trail = String::new();
+    for (n, update) in updates.iter().enumerate() {
+        let status = update["status"].as_str().unwrap();
+        let label = match updates.get(n + 1) {
+            Some(older) if older["status"] == status => "Update".to_string(),
+            _ => format!(
+                "{}{}",
+                status[..1].to_uppercase(),
+                status[1..].replace('_', " ")
+            ),
+        };
+        let when = at(&update["display_at"]);
+        trail.push_str(&format!(
+            "<p><small>{} <var data-var='date'>{}</var>, <var data-var='time'>{}</var> UTC</small><br><strong>{label}</strong> - {}</p>",
+            when.format("%b"),
+            when.format("%e"),
+            when.format("%H:%M"),
+            update["body"]
+                .as_str()
+                .unwrap()
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('\n', "<br />")
+        ));
+    }
+    let escaped = trail
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let seconds = "%Y-%m-%dT%H:%M:%SZ";
+    let published = at(&incident["created_at"]).format(seconds);
+    let updated = at(&updates[0]["display_at"]).format(seconds);
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <id>tag:www.githubstatus.com,2005:/history</id>
+  <title>GitHub Status - Incident History</title>
+  <updated>{updated}</updated>
+  <entry>
+    <id>tag:www.githubstatus.com,2005:Incident/26583342</id>
+    <published>{published}</published>
+    <updated>{updated}</updated>
+    <link rel="alternate" type="text/html" href="https://www.githubstatus.com/incidents/zkxwbgr0cnmx"/>
+    <title>Incident with GitHub.com</title>
+    <content type="html">{escaped}</content>
+  </entry>
+</feed>
+"#
+    )
+}
+
+/// The text of a file of the site (not of the built site, as [`Site::read`]).
+fn file(site: &Site, path: &str) -> String {
+    std::fs::read_to_string(site.path(path)).unwrap()
+}
+
+/// The update headings of a file, sorted.
+fn headings(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = text
+        .lines()
+        .filter(|line| line.starts_with("### "))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found
+}
+
+/// Runs each import in turn, in the order given.
+fn import_all(site: &Site, runs: &[&[&str]]) -> Vec<String> {
+    runs.iter().map(|args| import(site, args)).collect()
+}
+
+/// Runs each import again: none may write, nor report a hand edit nobody made.
+fn assert_reimport_changes_nothing(site: &Site, runs: &[&[&str]]) {
+    let before = tree(&site.path("content"));
+    for out in import_all(site, runs) {
+        assert!(out.contains(" 0 created, 0 updated, "), "{out}");
+        assert!(!out.contains("by hand"), "{out}");
+    }
+    assert_eq!(tree(&site.path("content")), before);
+}
+
+#[test]
+fn reimporting_every_github_payload_and_the_feed_reports_nothing_removed() {
+    let site = Site::new(&[(
+        "history.atom",
+        &github_feed("github-incidents-2026-08-18.json"),
+    )]);
+    let atom = site.path("history.atom").to_str().unwrap().to_string();
+    let jsons = [
+        "github-incidents-2026-08-18.json",
+        "github-summary-critical-incident.json",
+        "github-summary-two-open-incidents.json",
+    ]
+    .map(payload);
+    let mut runs: Vec<Vec<&str>> = jsons.iter().map(|j| vec!["statuspage", j]).collect();
+    runs.push(vec!["atom", &atom, "--provider", "github"]);
+    let runs: Vec<&[&str]> = runs.iter().map(Vec::as_slice).collect();
+    import_all(&site, &runs);
+    assert_eq!(
+        headings(&file(&site, CRITICAL)).len(),
+        36,
+        "the incident's 36 updates, each once"
+    );
+    assert_reimport_changes_nothing(&site, &runs);
 }
 
 #[test]
