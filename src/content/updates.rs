@@ -117,14 +117,7 @@ pub fn parse_body(
         text.to_string()
     };
     let summary = shown(strip_updates_heading(trim_blank_lines(summary)));
-    let ends = starts
-        .iter()
-        .skip(1)
-        .map(|(_, _, heading)| heading.start)
-        .chain([body.len()]);
-    let mut updates: Vec<Update> = starts
-        .iter()
-        .zip(ends)
+    let mut updates: Vec<Update> = with_ends(&starts, body.len())
         .map(|((at, status, heading), end)| Update {
             at: *at,
             status: status.clone(),
@@ -133,6 +126,44 @@ pub fn parse_body(
         .collect();
     updates.sort_by_key(|update| update.at);
     Body { summary, updates }
+}
+
+/// Each update heading (time, status, range) of a body with where its update ends: at the
+/// next one's heading, the last at `len`.
+fn with_ends(
+    starts: &[(Timestamp, Status, Range<usize>)],
+    len: usize,
+) -> impl Iterator<Item = (&(Timestamp, Status, Range<usize>), usize)> {
+    let ends = starts
+        .iter()
+        .skip(1)
+        .map(|(_, _, heading)| heading.start)
+        .chain([len]);
+    starts.iter().zip(ends)
+}
+
+/// The updates of `body` in the order written, each with the range it takes from its
+/// heading to the next update's: split as [`parse_body`] splits, for a writer that rewrites
+/// one update in place.
+pub fn written_updates(body: &str) -> Vec<(Update, Range<usize>)> {
+    let starts: Vec<(Timestamp, Status, Range<usize>)> = top_level_h3(body)
+        .0
+        .into_iter()
+        .filter_map(|heading| match read_heading(&body[heading.text.clone()]) {
+            Heading::Update(at, status) => Some((at, Status::parse(status), heading.whole)),
+            _ => None,
+        })
+        .collect();
+    with_ends(&starts, body.len())
+        .map(|((at, status, heading), end)| {
+            let update = Update {
+                at: *at,
+                status: status.clone(),
+                body: trim_blank_lines(&body[heading.end..end]).to_string(),
+            };
+            (update, heading.start..end)
+        })
+        .collect()
 }
 
 /// The error for markdown that writes a tag with more attributes than a page may hold.
@@ -328,6 +359,23 @@ mod tests {
              ### 2022-01-20 18:30 UTC: resolved\nFixed.\n",
         );
         assert_eq!(body.updates.len(), 2, "{body:?}");
+    }
+
+    #[test]
+    fn written_updates_run_from_their_heading_to_the_next() {
+        let body = "Summary.\n\n### 2024-03-05T14:00:00Z: update\nLooking.\n```\n### 2024-03-05T14:01:00Z: no\n```\n\n### 2024-03-05T15:00:00Z: resolved\nFixed.\n";
+        let written = written_updates(body);
+        let (parsed, _) = parse(body);
+        assert_eq!(
+            written.iter().map(|(u, _)| u.clone()).collect::<Vec<_>>(),
+            parsed.updates
+        );
+        assert!(body[written[0].1.clone()].starts_with("### 2024-03-05T14:00:00Z: update\n"));
+        assert!(body[written[0].1.clone()].ends_with("```\n\n"));
+        assert_eq!(
+            &body[written[1].1.clone()],
+            "### 2024-03-05T15:00:00Z: resolved\nFixed.\n"
+        );
     }
 
     #[test]

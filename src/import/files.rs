@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use super::text::escape_body;
 use super::{Change, Imported, Mode, Outcome, quoted, time};
 use crate::content::fields::{FileCtx, display_path};
 use crate::content::source::{MAX_FILE_BYTES, clean_text, trim_blank_lines};
+use crate::content::updates::written_updates;
 use crate::content::{self, CONTENT_DIR, Loaded, frontmatter};
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, Slug, Source, Timestamp, Update, WebUrl};
@@ -404,21 +406,16 @@ fn update(
     let change = if patched == text {
         Change::Unchanged
     } else {
-        let mut updates: Vec<(Timestamp, String, String)> = file
-            .updates
-            .iter()
-            .map(|u| (u.at, u.status.as_str().to_string(), u.body.clone()))
-            .collect();
-        updates.extend(escaped(&plan.new_updates));
         let expected = Expected {
             facts: &plan.facts,
             source: &source,
-            updates,
+            updates: merged_updates(file, &plan),
             before: Some(file),
         };
         staged.stage(root, path, &patched, &expected, Some(bytes), incident)?;
         Change::Updated {
             new_updates: plan.new_updates.len(),
+            refined: plan.refined.len(),
         }
     };
     Ok(Outcome {
@@ -466,6 +463,55 @@ fn updates_text(updates: &[Update]) -> String {
     } else {
         blocks.join("\n\n") + "\n"
     }
+}
+
+/// The updates the file holding `file` holds once `plan` is written, as the loader reads
+/// them back.
+fn merged_updates(file: &Incident, plan: &Plan) -> Vec<(Timestamp, String, String)> {
+    let mut updates: Vec<Update> = file.updates.clone();
+    for (held, _) in &plan.refined {
+        if let Some(at) = updates.iter().position(|u| u == held) {
+            updates.remove(at);
+        }
+    }
+    let mut read: Vec<(Timestamp, String, String)> = updates
+        .iter()
+        .map(|u| (u.at, u.status.as_str().to_string(), u.body.clone()))
+        .collect();
+    let told: Vec<Update> = plan.refined.iter().map(|(_, told)| told.clone()).collect();
+    read.extend(escaped(&told));
+    read.extend(escaped(&plan.new_updates));
+    read
+}
+
+/// `body` with each update the plan refines written as the provider tells it, where the
+/// feed's version of it stood; `None` when one is not in `body` as the loader read it.
+fn refine(body: &str, refined: &[(Update, Update)]) -> Option<String> {
+    if refined.is_empty() {
+        return Some(body.to_string());
+    }
+    let written = written_updates(body);
+    let mut taken = vec![false; written.len()];
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for (held, told) in refined {
+        let at = (0..written.len()).find(|&i| !taken[i] && written[i].0 == *held)?;
+        taken[at] = true;
+        let range = &written[at].1;
+        // The blank lines before the next update stay.
+        let end = range.start + body[range.clone()].trim_end().len();
+        let block = updates_text(std::slice::from_ref(told));
+        edits.push((range.start..end, block.trim_end().to_string()));
+    }
+    edits.sort_by_key(|(range, _)| range.start);
+    let mut out = String::with_capacity(body.len());
+    let mut from = 0;
+    for (range, block) in edits {
+        out.push_str(&body[from..range.start]);
+        out.push_str(&block);
+        from = range.end;
+    }
+    out.push_str(&body[from..]);
+    Some(out)
 }
 
 /// Updates as the loader reads them back from [`updates_text`].
@@ -531,7 +577,14 @@ fn patch(
         out.push('\n');
     }
     out.push_str(&text[yaml_end..body_start]);
-    let body = &text[body_start..];
+    let body = refine(&text[body_start..], &plan.refined).ok_or_else(|| {
+        Diagnostic::file(
+            shown,
+            "the file changed while it was read; nothing was written",
+        )
+        .with_hint("run it again")
+    })?;
+    let body = body.as_str();
     if plan.new_updates.is_empty() {
         out.push_str(body);
     } else {

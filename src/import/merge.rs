@@ -2,7 +2,7 @@
 //! field, a value the import wrote last time (its fingerprint still matches) takes the
 //! provider's news, a value a person changed is kept; the provider's updates the file never
 //! had are added, those it had are never put back. One update told by a feed and by the
-//! API (the same minute, the same words) is one update.
+//! API (the same minute, the same words) is one update, and the API's time and status win.
 
 use std::collections::BTreeSet;
 
@@ -93,6 +93,9 @@ pub struct Plan {
     pub record: Record,
     /// The provider's updates the file lacks, bodies as the provider wrote them.
     pub new_updates: Vec<Update>,
+    /// Updates of the file as a feed gave them (to the minute, its status label), each
+    /// with the provider's own version to write in its place (to the second, its status).
+    pub refined: Vec<(Update, Update)>,
     pub kept: Vec<Kept>,
 }
 
@@ -115,6 +118,7 @@ pub fn fresh(incoming: &Imported) -> Plan {
         facts,
         record,
         new_updates: incoming.updates.clone(),
+        refined: Vec::new(),
         kept: Vec::new(),
     }
 }
@@ -177,9 +181,13 @@ pub fn merge(incoming: &Imported, file: &Incident) -> Plan {
     next.updates = known.clone();
     let mut ours = FileUpdates::new(&file.updates);
     let mut new_updates = Vec::new();
+    let mut refined = Vec::new();
     for update in &incoming.updates {
         let fp = Fingerprint::of_update(update);
         match ours.claim(update) {
+            Some(held) if refines(incoming, held, update, &known) => {
+                refined.push((held.clone(), update.clone()));
+            }
             Some(_) => {}
             None if known.contains(&fp) => kept.push(
                 if file.updates.iter().any(|u| same_moment(u.at, update.at)) {
@@ -196,6 +204,7 @@ pub fn merge(incoming: &Imported, file: &Incident) -> Plan {
         facts,
         record: next,
         new_updates,
+        refined,
         kept,
     }
 }
@@ -327,6 +336,21 @@ fn same_moment(a: Timestamp, b: Timestamp) -> bool {
 /// Whether `t` is on a whole minute, as every time a feed gives is.
 fn whole_minute(t: Timestamp) -> bool {
     t.timestamp().rem_euclid(60) == 0 && t.timestamp_subsec_nanos() == 0
+}
+
+/// Whether the file's update `held`, written by an import from a feed (to the minute) and
+/// unchanged since, is to be written as `told` by a source that gives seconds: a feed labels
+/// most updates `Update`, its API says what each was.
+fn refines(
+    incoming: &Imported,
+    held: &Update,
+    told: &Update,
+    known: &BTreeSet<Fingerprint>,
+) -> bool {
+    !incoming.approximate
+        && whole_minute(held.at)
+        && held != told
+        && known.contains(&Fingerprint::of_update(held))
 }
 
 /// Whether a file holds nothing that an import never writes.

@@ -214,6 +214,9 @@ pub enum Change {
     },
     Updated {
         new_updates: usize,
+        /// Updates the file had from a feed, to the minute, now as the provider's API
+        /// gives them.
+        refined: usize,
     },
     Unchanged,
     /// A file holds the incident (its `id`) without a `source:` line: taken over by hand,
@@ -267,8 +270,15 @@ impl fmt::Display for Outcome {
             Change::Created { updates } => {
                 write!(f, "created   {path} ({})", count(updates, "update"))?
             }
-            Change::Updated { new_updates } => {
-                write!(f, "updated   {path} (+{})", count(new_updates, "update"))?
+            Change::Updated {
+                new_updates,
+                refined,
+            } => {
+                write!(f, "updated   {path} (+{}", count(new_updates, "update"))?;
+                if refined > 0 {
+                    write!(f, ", {refined} timed to the second")?;
+                }
+                f.write_str(")")?
             }
             Change::Unchanged => write!(f, "unchanged {path}")?,
             Change::Yours => write!(

@@ -416,113 +416,6 @@ fn fields_the_import_wrote_take_the_providers_news() {
     );
 }
 
-/// An Atom entry for the incident of the critical-incident payload, with its `n` newest
-/// updates as the feed shows them (to the minute, in HTML) and one update of its own.
-fn github_atom(n: usize) -> String {
-    let json: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(payload("github-summary-critical-incident.json")).unwrap(),
-    )
-    .unwrap();
-    let incident = &json["incidents"][0];
-    let mut trail = String::from(
-        "<p><small>Aug 17, 21:30 UTC</small><br><strong>Resolved</strong> - This incident has been resolved.</p>",
-    );
-    for update in incident["incident_updates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .take(n)
-    {
-        let at: chrono::DateTime<chrono::Utc> =
-            update["display_at"].as_str().unwrap().parse().unwrap();
-        let status = update["status"].as_str().unwrap();
-        let status = format!("{}{}", status[..1].to_uppercase(), &status[1..]);
-        trail.push_str(&format!(
-            "<p><small>{}</small><br><strong>{status}</strong> - {}</p>",
-            at.format("%b %e, %H:%M UTC"),
-            update["body"]
-                .as_str()
-                .unwrap()
-                .replace('&', "&amp;")
-                .replace('<', "&lt;")
-        ));
-    }
-    let escaped = trail
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom">
-  <id>tag:www.githubstatus.com,2005:/history</id>
-  <title>GitHub Status - Incident History</title>
-  <updated>2026-08-17T21:30:00Z</updated>
-  <entry>
-    <id>tag:www.githubstatus.com,2005:Incident/26583342</id>
-    <published>2026-08-17T13:40:03Z</published>
-    <updated>2026-08-17T21:30:00Z</updated>
-    <link rel="alternate" type="text/html" href="https://www.githubstatus.com/incidents/zkxwbgr0cnmx"/>
-    <title>Incident with GitHub.com</title>
-    <content type="html">{escaped}</content>
-  </entry>
-</feed>
-"#
-    )
-}
-
-#[test]
-fn one_incident_from_json_and_from_atom_is_one_file_in_either_order() {
-    let json = payload("github-summary-critical-incident.json");
-    let total = {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        v["incidents"][0]["incident_updates"]
-            .as_array()
-            .unwrap()
-            .len()
-    };
-    for json_first in [true, false] {
-        let site = Site::new(&[("history.atom", &github_atom(5))]);
-        let atom = site.path("history.atom");
-        let runs: [&[&str]; 2] = [
-            &["statuspage", &json],
-            // The provider the JSON names: its feed and its API tell of one incident.
-            &["atom", atom.to_str().unwrap(), "--provider", "github"],
-        ];
-        let order: Vec<&[&str]> = if json_first {
-            runs.to_vec()
-        } else {
-            runs.iter().rev().copied().collect()
-        };
-        for args in &order {
-            import(&site, args);
-        }
-        let files = tree(&site.path("content"));
-        assert_eq!(
-            files.len(),
-            1,
-            "json first: {json_first}: {:?}",
-            files.keys()
-        );
-        let (name, text) = files.into_iter().next().unwrap();
-        let text = String::from_utf8(text).unwrap();
-        assert_eq!(
-            text.matches("\n### ").count(),
-            total + 1,
-            "json first: {json_first}: every update once, the feed's resolution added:\n{text}"
-        );
-        assert!(text.contains("impact: critical"), "{text}");
-        assert!(text.contains("resolved: 2026-08-17T21:30:00Z"), "{text}");
-        // Importing both again changes nothing.
-        let before = tree(&site.path("content"));
-        for args in &order {
-            import(&site, args);
-        }
-        assert_eq!(tree(&site.path("content")), before, "{name}");
-        site.build(&[]);
-    }
-}
-
 /// The file every GitHub payload here writes GitHub's critical incident of 2026-08-17 to.
 const CRITICAL: &str = "content/github/2026-08-17-incident-with-github-com.md";
 
@@ -624,6 +517,105 @@ fn assert_reimport_changes_nothing(site: &Site, runs: &[&[&str]]) {
         assert!(!out.contains("by hand"), "{out}");
     }
     assert_eq!(tree(&site.path("content")), before);
+}
+
+#[test]
+fn one_incident_from_json_and_from_atom_is_one_file_in_either_order() {
+    let json = payload("github-summary-critical-incident.json");
+    let alone = Site::new(&[]);
+    import(&alone, &["statuspage", &json]);
+    // The API's 35 updates, to the second with their status, and the resolution that only
+    // the feed of the day after has (to the minute).
+    let mut expected = headings(&file(&alone, CRITICAL));
+    assert_eq!(expected.len(), 35);
+    expected.push("### 2026-08-17T21:15:00Z: resolved".to_string());
+    expected.sort();
+    for json_first in [true, false] {
+        let site = Site::new(&[(
+            "history.atom",
+            &github_feed("github-incidents-2026-08-18.json"),
+        )]);
+        let atom = site.path("history.atom");
+        let runs: [&[&str]; 2] = [
+            &["statuspage", &json],
+            // The provider the JSON names: its feed and its API tell of one incident.
+            &["atom", atom.to_str().unwrap(), "--provider", "github"],
+        ];
+        let order: Vec<&[&str]> = if json_first {
+            runs.to_vec()
+        } else {
+            runs.iter().rev().copied().collect()
+        };
+        import_all(&site, &order);
+        let files = tree(&site.path("content"));
+        assert_eq!(
+            files.len(),
+            1,
+            "json first: {json_first}: {:?}",
+            files.keys()
+        );
+        let text = file(&site, CRITICAL);
+        assert_eq!(
+            headings(&text),
+            expected,
+            "json first: {json_first}: every update once, as the API tells it:\n{text}"
+        );
+        assert!(text.contains("impact: critical"), "{text}");
+        assert!(text.contains("resolved: 2026-08-17T21:15:00Z"), "{text}");
+        assert_reimport_changes_nothing(&site, &order);
+        site.build(&[]);
+    }
+}
+
+#[test]
+fn a_real_feed_and_its_api_tell_each_update_once_in_either_order() {
+    // The feed labels four of the six updates `Update`; the API says `investigating`.
+    let feed = payload("github-history-2022-06-11.atom");
+    let api = payload("github-incident-gcqz5grcs4z6.json");
+    let path = "content/github/2022-05-20-incident-with-github-packages-and-github-pages.md";
+    let alone = Site::new(&[]);
+    import(&alone, &["statuspage", &api]);
+    let expected = headings(&file(&alone, path));
+    assert_eq!(expected.len(), 6);
+    let runs: [&[&str]; 2] = [
+        &["statuspage", &api],
+        &["atom", &feed, "--provider", "github"],
+    ];
+    for order in [runs.to_vec(), runs.iter().rev().copied().collect()] {
+        let site = Site::new(&[]);
+        import_all(&site, &order);
+        let text = file(&site, path);
+        assert_eq!(headings(&text), expected, "{order:?}:\n{text}");
+        assert_reimport_changes_nothing(&site, &order);
+    }
+}
+
+#[test]
+fn a_feed_update_edited_by_hand_keeps_its_edit_when_the_api_comes() {
+    let site = Site::new(&[]);
+    let feed = payload("github-history-2022-06-11.atom");
+    import(&site, &["atom", &feed, "--provider", "github"]);
+    let path = "content/github/2022-05-20-incident-with-github-packages-and-github-pages.md";
+    let edited = file(&site, path).replace(
+        "### 2022-05-20T10:09:00Z: update",
+        "### 2022-05-20T10:09:00Z: identified",
+    );
+    site.write(path, &edited);
+    import(
+        &site,
+        &["statuspage", &payload("github-incident-gcqz5grcs4z6.json")],
+    );
+    let text = file(&site, path);
+    let found = headings(&text);
+    assert_eq!(found.len(), 6, "{text}");
+    assert!(
+        found.contains(&"### 2022-05-20T10:09:00Z: identified".to_string()),
+        "{text}"
+    );
+    assert!(
+        found.contains(&"### 2022-05-20T10:18:15.638Z: investigating".to_string()),
+        "the others as the API tells them: {text}"
+    );
 }
 
 #[test]
