@@ -688,6 +688,18 @@ pub enum SyncKind {
 }
 
 #[cfg(test)]
+impl Update {
+    /// An update at an RFC 3339 time, for tests.
+    pub fn of(at: &str, status: &str, body: &str) -> Update {
+        Update {
+            at: at.parse().expect("a test's time is RFC 3339"),
+            status: Status::parse(status),
+            body: body.into(),
+        }
+    }
+}
+
+#[cfg(test)]
 impl Incident {
     /// An incident of `provider` with nothing but its slug and start, for tests to fill in
     /// what they look at (`Incident { impact, ..Incident::bare(..) }`).

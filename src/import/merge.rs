@@ -366,14 +366,9 @@ fn holds_only_imported_fields(incident: &Incident) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Status;
 
     fn update(at: &str, status: &str, body: &str) -> Update {
-        Update {
-            at: at.parse().unwrap(),
-            status: Status::parse(status),
-            body: body.into(),
-        }
+        Update::of(at, status, body)
     }
 
     #[test]

@@ -421,11 +421,7 @@ mod tests {
     use crate::model::Status;
 
     fn update(at: &str, status: &str, body: &str) -> Update {
-        Update {
-            at: at.parse().unwrap(),
-            status: Status::parse(status),
-            body: body.into(),
-        }
+        Update::of(at, status, body)
     }
 
     #[test]
