@@ -544,14 +544,14 @@ fn components(
     let slugs: Vec<Vec<(Slug, &String)>> = list
         .iter()
         .map(|&index| {
-            let mut slugs: Vec<(Slug, &String)> = Vec::new();
-            for name in &incidents[index].components {
-                let slug = Slug::of_component(name);
-                if !slugs.iter().any(|(s, _)| *s == slug) {
-                    slugs.push((slug, name));
-                }
-            }
-            slugs
+            // Each slug once, under its first name: linear however many it names.
+            let mut seen: HashSet<Slug> = HashSet::default();
+            incidents[index]
+                .components
+                .iter()
+                .map(|name| (Slug::of_component(name), name))
+                .filter(|(slug, _)| seen.insert(slug.clone()))
+                .collect()
         })
         .collect();
     // Oldest first, so the first name seen is the oldest incident's.
