@@ -85,7 +85,7 @@ const CAL_FONT: f64 = 11.0;
 /// on a 390 px phone (CSS caps the width on large screens).
 const WIDTH: f64 = 380.0;
 /// Bottom to top in a stacked bar: the worst first, so it is never hidden.
-use crate::render::views::{IMPACT_ORDER as STACK, MONTHS};
+use crate::render::views::{IMPACT_ORDER as STACK, MONTHS, thousands};
 
 /// Incidents per month as stacked bars by impact (critical at the bottom, then major, minor, none, maintenance on top), a y axis with 3–5 integer ticks, and a legend with words. Each bar has a `<title>` like "March 2024: 3 incidents — 1 major outage, 2 partial outage" (list only non-zero impacts, by label in lowercase). Empty input: return an SVG saying "No incidents" is NOT needed — return an empty String.
 pub fn incidents_per_month(id: &str, title: &str, months: &[MonthCount]) -> String {
@@ -97,18 +97,22 @@ pub fn incidents_per_month(id: &str, title: &str, months: &[MonthCount]) -> Stri
     let desc = if total == 0 {
         format!("Incidents {}: none.", span(&first.label, &last.label))
     } else if months.len() == 1 {
-        format!("Incidents in {}: {total}.", first.label)
+        format!("Incidents in {}: {}.", first.label, count(total))
     } else {
         let (most, top) = busiest(&totals);
         format!(
-            "Incidents per month from {} to {}: {total} in total, most in {} ({top}).",
-            first.label, last.label, months[most].label
+            "Incidents per month from {} to {}: {} in total, most in {} ({}).",
+            first.label,
+            last.label,
+            count(total),
+            months[most].label,
+            count(top)
         )
     };
     let max = totals.iter().copied().max().unwrap_or(0);
     let (step, steps) = ticks(f64::from(max), &[1.0, 2.0, 5.0]);
     let y_ticks: Vec<String> = (0..=steps)
-        .map(|k| num(step * f64::from(k)).to_string())
+        .map(|k| thousands((step * f64::from(k)) as i64))
         .collect();
     let present: Vec<Impact> = STACK
         .into_iter()
@@ -817,15 +821,25 @@ fn month_tip(month: &MonthCount) -> String {
         .into_iter()
         .filter(|&impact| month.counts[slot(impact)] > 0)
         .map(|impact| {
-            let count = month.counts[slot(impact)];
-            format!("{count} {}", words(impact).to_lowercase())
+            let n = month.counts[slot(impact)];
+            format!("{} {}", count(n), words(impact).to_lowercase())
         })
         .collect();
     match total {
         0 => format!("{}: no incidents", month.label),
         1 => format!("{}: 1 incident — {}", month.label, parts.join(", ")),
-        n => format!("{}: {n} incidents — {}", month.label, parts.join(", ")),
+        n => format!(
+            "{}: {} incidents — {}",
+            month.label,
+            count(n),
+            parts.join(", ")
+        ),
     }
+}
+
+/// A count in a chart's words, grouped as pages group it: `1,204`.
+fn count(n: impl Into<u64>) -> String {
+    thousands(i64::try_from(n.into()).unwrap_or(i64::MAX))
 }
 
 /// "in March 2024" or "per month from March 2024 to May 2024".

@@ -14,6 +14,7 @@ use crate::insight;
 use crate::render::theme::{AssetSource, Theme};
 use crate::render::views::{
     self, FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView, month_label,
+    thousands,
 };
 use crate::render::{
     Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
@@ -1195,9 +1196,9 @@ impl Kind for DayPage {
             &format!("Outages on {}", day.date),
             format!(
                 "Every incident of every provider on {date} (UTC): {} incident{} at {} provider{}.",
-                day.incidents.len(),
+                thousands(day.incidents.len() as i64),
                 if day.incidents.len() == 1 { "" } else { "s" },
-                day.providers,
+                thousands(day.providers as i64),
                 if day.providers == 1 { "" } else { "s" },
             ),
             &routes::day_dir(day.date),

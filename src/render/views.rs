@@ -305,6 +305,23 @@ pub fn length(duration: Duration) -> String {
     }
 }
 
+/// A count as pages show it, its thousands grouped: `10,088`. The templates' `thousands`
+/// filter and the charts' words both write counts with it, so every page groups alike.
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// `99.95 %` from hundredths of a percent (a no-break space keeps it on one line).
 pub fn uptime_text(hundredths: u32) -> String {
     format!("{}.{:02}\u{a0}%", hundredths / 100, hundredths % 100)
@@ -768,5 +785,29 @@ fn provider_view(provider: &Provider, incidents: &IncidentViews, base: &BaseUrl)
         }),
         feeds: FeedLinks::new(base, &dir),
         incident_count: provider.incidents.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_group_their_thousands() {
+        let shown = [0, 7, 999, 1000, 10_088, 999_999, 1_234_567, -4321, i64::MIN].map(thousands);
+        assert_eq!(
+            shown,
+            [
+                "0",
+                "7",
+                "999",
+                "1,000",
+                "10,088",
+                "999,999",
+                "1,234,567",
+                "-4,321",
+                "-9,223,372,036,854,775,808"
+            ]
+        );
     }
 }

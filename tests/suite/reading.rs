@@ -1,0 +1,70 @@
+//! What a reader sees on the pages, read back from whole builds: counts written as people
+//! read them, lists in the order a reader looks for, charts that show their words whole.
+
+use crate::common::{Site, select, text};
+
+/// `n` incidents of one provider, a minute apart on 2024-03-05, each a minute long.
+fn many(n: usize) -> Site {
+    let files: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            (
+                format!("content/acme/i{i:04}.md"),
+                format!(
+                    "---\ntitle: Blip {i}\nstarted: 2024-03-05T{:02}:{:02}:00Z\nduration: 1m\nimpact: major\n---\n",
+                    i / 60,
+                    i % 60
+                ),
+            )
+        })
+        .collect();
+    Site::from_owned(&files)
+}
+
+#[test]
+fn counts_over_999_group_their_thousands_on_every_page() {
+    let site = many(1001);
+    site.build(&[]);
+    let home = site.html("index.html");
+    assert_eq!(text(&select(&home, ".hero-stats strong")[0]), "1,001");
+    assert_eq!(text(&select(&home, ".provider-counts strong")[0]), "1,001");
+    let provider = site.html("acme/index.html");
+    let tiles: Vec<String> = select(&provider, ".stats > div").iter().map(text).collect();
+    assert!(tiles.contains(&"Incidents 1,001".to_string()), "{tiles:?}");
+    let all_time = select(&provider, "table.periods tbody tr");
+    let all_time = text(all_time.last().unwrap());
+    assert!(all_time.starts_with("All time 1,001 "), "{all_time}");
+    let impacts: Vec<String> = select(&provider, "table.numbers tbody tr")
+        .iter()
+        .map(text)
+        .collect();
+    assert!(
+        impacts
+            .iter()
+            .any(|row| row.starts_with("Partial outage 1,001 ")),
+        "{impacts:?}"
+    );
+    let chart = select(&provider, "svg.chart-months .bar title")
+        .iter()
+        .map(text)
+        .find(|tip| tip.starts_with("March 2024"));
+    assert_eq!(
+        chart.as_deref(),
+        Some("March 2024: 1,001 incidents — 1,001 partial outage")
+    );
+    for (page, css, expected) in [
+        (
+            "incidents/index.html",
+            ".lead",
+            "1,001 incidents, newest first.",
+        ),
+        ("acme/2024/index.html", ".lede", "1,001 incidents"),
+        (
+            "days/2024-03-05/index.html",
+            ".lede",
+            "1,001 incidents at 1 provider",
+        ),
+    ] {
+        let shown = text(&select(&site.html(page), css)[0]);
+        assert!(shown.starts_with(expected), "{page}: {shown}");
+    }
+}
