@@ -13,8 +13,8 @@ use crate::diagnostics::Diagnostic;
 use crate::insight;
 use crate::render::theme::{AssetSource, Theme};
 use crate::render::views::{
-    self, FeedLinks, IncidentView, PeriodView, StatsView, SummaryView, TimeView, month_label,
-    thousands,
+    self, FeedLinks, IncidentView, PeriodView, ProviderView, StatsView, SummaryView, TimeView,
+    by_name, month_label, thousands,
 };
 use crate::render::{
     Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
@@ -305,7 +305,10 @@ impl Kind for Home {
         ctx.insert("ongoing_count", &ongoing.len());
         ctx.insert("latest", &latest);
         ctx.insert("through", &r.archive.through.map(TimeView::new));
-        ctx.insert("providers", &r.views.providers);
+        // The grid by name, as a reader looks a provider up (the archive keeps them by slug).
+        let mut providers: Vec<&ProviderView> = r.views.providers.iter().collect();
+        providers.sort_by(|a, b| by_name(&a.reference.name, &b.reference.name));
+        ctx.insert("providers", &providers);
         ctx.insert("incident_total", &r.views.incidents.len());
         r.template("index.html", page, &ctx)
     }

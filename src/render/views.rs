@@ -3,6 +3,7 @@
 //! the first time a page asks for it and kept for the build. Templates stay dumb and a theme can be swapped
 //! without touching Rust.
 
+use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
 
 use chrono::{Datelike, SecondsFormat, Timelike};
@@ -320,6 +321,69 @@ pub fn thousands(n: i64) -> String {
         out.push(digit);
     }
     out
+}
+
+/// Names in the order a reader looks them up: letters without regard to case, and a run of
+/// digits by its value (`Zone 9` before `Zone 10`); names that differ only there (`ACME`,
+/// `Acme`) by their characters, so the order never depends on the input's.
+pub fn by_name(a: &str, b: &str) -> Ordering {
+    let (mut left, mut right) = (name_parts(a), name_parts(b));
+    loop {
+        let order = match (left.next(), right.next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => x.cmp_folded(&y),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+}
+
+/// A piece of a name as [`by_name`] compares it.
+enum NamePart<'a> {
+    /// A run of ASCII digits.
+    Digits(&'a str),
+    Char(char),
+}
+
+impl NamePart<'_> {
+    fn cmp_folded(&self, other: &NamePart) -> Ordering {
+        match (self, other) {
+            (NamePart::Digits(a), NamePart::Digits(b)) => {
+                let (x, y) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
+                (x.len().cmp(&y.len())).then_with(|| x.cmp(y))
+            }
+            (a, b) => a.first().to_lowercase().cmp(b.first().to_lowercase()),
+        }
+    }
+
+    fn first(&self) -> char {
+        match self {
+            NamePart::Digits(run) => run.chars().next().unwrap_or('0'),
+            NamePart::Char(c) => *c,
+        }
+    }
+}
+
+/// A name as runs of digits and single other characters.
+fn name_parts(name: &str) -> impl Iterator<Item = NamePart<'_>> {
+    let mut rest = name;
+    std::iter::from_fn(move || {
+        let c = rest.chars().next()?;
+        if c.is_ascii_digit() {
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(end);
+            rest = tail;
+            Some(NamePart::Digits(run))
+        } else {
+            rest = &rest[c.len_utf8()..];
+            Some(NamePart::Char(c))
+        }
+    })
 }
 
 /// `99.95 %` from hundredths of a percent (a no-break space keeps it on one line).
@@ -791,6 +855,38 @@ fn provider_view(provider: &Provider, incidents: &IncidentViews, base: &BaseUrl)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_sort_as_a_reader_looks_them_up() {
+        let mut names = [
+            "Zone 10",
+            "reddit",
+            "New Relic",
+            "Zone 9",
+            "1Password",
+            "Acme",
+            "ACME",
+            "Zone 09",
+            "Édition",
+            "amazon",
+        ];
+        names.sort_by(|a, b| by_name(a, b));
+        assert_eq!(
+            names,
+            [
+                "1Password",
+                "ACME",
+                "Acme",
+                "amazon",
+                "New Relic",
+                "reddit",
+                "Zone 09",
+                "Zone 9",
+                "Zone 10",
+                "Édition"
+            ]
+        );
+    }
 
     #[test]
     fn counts_group_their_thousands() {

@@ -1,7 +1,7 @@
 //! What a reader sees on the pages, read back from whole builds: counts written as people
 //! read them, lists in the order a reader looks for, charts that show their words whole.
 
-use crate::common::{Site, select, text};
+use crate::common::{Site, incident, select, text};
 
 /// `n` incidents of one provider, a minute apart on 2024-03-05, each a minute long.
 fn many(n: usize) -> Site {
@@ -67,4 +67,44 @@ fn counts_over_999_group_their_thousands_on_every_page() {
         let shown = text(&select(&site.html(page), css)[0]);
         assert!(shown.starts_with(expected), "{page}: {shown}");
     }
+}
+
+#[test]
+fn the_home_page_lists_providers_by_name_as_a_reader_reads_it() {
+    let providers = [
+        ("onepassword", "1Password"),
+        ("new-relic", "New Relic"),
+        ("reddit", "Reddit"),
+        ("aws", "amazon Web Services"),
+        ("zone-10", "Zone 10"),
+        ("zone-9", "Zone 9"),
+    ];
+    let mut files = Vec::new();
+    for (slug, name) in providers {
+        files.push((
+            format!("content/{slug}/_index.md"),
+            format!("---\nname: {name}\n---\n"),
+        ));
+        files.push((
+            format!("content/{slug}/a.md"),
+            incident("Down", "2024-03-05T14:00:00Z"),
+        ));
+    }
+    let site = Site::from_owned(&files);
+    site.build(&[]);
+    let shown: Vec<String> = select(&site.html("index.html"), ".provider-card h3")
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "1Password",
+            "amazon Web Services",
+            "New Relic",
+            "Reddit",
+            "Zone 9",
+            "Zone 10"
+        ]
+    );
 }
