@@ -272,22 +272,61 @@ pub fn site_calendar(
     )
 }
 
-/// The names of the providers with an incident (not maintenance) on a day, at most `n`.
+/// The names of the providers with an incident (not maintenance) on a day, the worst hit
+/// first, at most `n`: a reader looks for who was down, not for the alphabet.
 fn provider_names(day: &Day, archive: &Archive, views: &Views, n: usize) -> String {
-    let mut names: Vec<&str> = day
-        .incidents
-        .iter()
-        .filter(|&&i| archive.incidents[i].impact != Impact::Maintenance)
-        .map(|&i| views.incidents.provider_name(i))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
+    let mut hits = day_hits(day, archive, views);
+    hits.sort_by(|a, b| {
+        (b.worst, b.downtime, b.incidents)
+            .cmp(&(a.worst, a.downtime, a.incidents))
+            .then_with(|| views::by_name(a.name, b.name))
+    });
+    let names: Vec<&str> = hits.iter().map(|hit| hit.name).collect();
     let more = names.len().saturating_sub(n);
     let mut text = names[..names.len().min(n)].join(", ");
     if more > 0 {
         text.push_str(&format!(" and {more} more"));
     }
     text
+}
+
+/// How hard a day hit one provider.
+struct Hit<'a> {
+    name: &'a str,
+    /// The worst impact of its incidents that day, as [`insight::severity`].
+    worst: u8,
+    /// Its downtime within the day, overlapping incidents counted once.
+    downtime: crate::model::Duration,
+    incidents: usize,
+}
+
+/// Each provider with an incident other than maintenance on `day`, and how hard it was hit.
+fn day_hits<'a>(day: &Day, archive: &Archive, views: &'a Views) -> Vec<Hit<'a>> {
+    let mut by_provider: BTreeMap<&str, (&'a str, Vec<&Incident>)> = BTreeMap::new();
+    for &i in &day.incidents {
+        let incident = &*archive.incidents[i];
+        if incident.impact == Impact::Maintenance {
+            continue;
+        }
+        let (_, list) = by_provider
+            .entry(incident.provider.as_str())
+            .or_insert_with(|| (views.incidents.provider_name(i), Vec::new()));
+        list.push(incident);
+    }
+    let from = insight::midnight(day.date);
+    let to = from + chrono::TimeDelta::days(1);
+    by_provider
+        .into_values()
+        .map(|(name, incidents)| Hit {
+            name,
+            worst: (incidents.iter())
+                .map(|i| insight::severity(i.impact))
+                .max()
+                .unwrap_or_default(),
+            downtime: insight::downtime_in(&insight::merge(incidents.iter().copied()), from, to),
+            incidents: incidents.len(),
+        })
+        .collect()
 }
 
 /// A day of many providers' incidents, for "busiest days".
@@ -297,7 +336,7 @@ pub struct BusyDay {
     pub path: String,
     pub providers: usize,
     pub incidents: usize,
-    /// The providers, by name.
+    /// The providers, the worst hit first.
     pub names: String,
 }
 

@@ -108,3 +108,51 @@ fn the_home_page_lists_providers_by_name_as_a_reader_reads_it() {
         ]
     );
 }
+
+#[test]
+fn busiest_days_name_the_worst_hit_provider_first() {
+    // On 2024-03-05: two major outages, the longer first; a partial outage; degraded
+    // performance, the provider of three incidents before those of one, which go by name;
+    // and maintenance, which is no outage.
+    let day = [
+        ("alpha", "minor", "10:00:00", "1h"),
+        ("alpha", "minor", "12:00:00", "1h"),
+        ("alpha", "minor", "14:00:00", "1h"),
+        ("beta", "critical", "10:00:00", "10m"),
+        ("gamma", "critical", "10:00:00", "2h"),
+        ("delta", "major", "10:00:00", "1h"),
+        ("epsilon", "maintenance", "10:00:00", "5h"),
+        ("zeta", "minor", "10:00:00", "1h"),
+        ("eta", "minor", "11:00:00", "1h"),
+    ];
+    let mut files = Vec::new();
+    for (n, (slug, impact, at, duration)) in day.into_iter().enumerate() {
+        let name = format!("{}{}", slug[..1].to_uppercase(), &slug[1..]);
+        files.push((
+            format!("content/{slug}/_index.md"),
+            format!("---\nname: {name}\n---\n"),
+        ));
+        files.push((
+            format!("content/{slug}/i{n}.md"),
+            format!(
+                "---\ntitle: Trouble {n}\nstarted: 2024-03-05T{at}Z\nduration: {duration}\nimpact: {impact}\n---\n"
+            ),
+        ));
+    }
+    let site = Site::from_owned(&files);
+    site.build(&[]);
+    let expected = "Gamma, Beta, Delta, Alpha, Eta, Zeta";
+    for page in ["days/index.html", "index.html"] {
+        let names = select(&site.html(page), ".busiest-names").first().map(text);
+        assert_eq!(names.as_deref(), Some(expected), "{page}");
+    }
+    // The calendar's tooltip of the day names them in the same order.
+    let tip = select(&site.html("days/index.html"), "svg.chart-calendar a title")
+        .iter()
+        .map(text)
+        .find(|tip| tip.starts_with("2024-03-05"));
+    assert_eq!(
+        tip.as_deref(),
+        Some("2024-03-05: 6 providers affected — Gamma, Beta, Delta, Alpha and 2 more")
+    );
+}
