@@ -1,10 +1,11 @@
 //! Inline SVG charts for the default theme, hand-rolled, no JavaScript: incidents and
 //! downtime per month, a year's calendar of days and one day's 24-hour timeline.
 //!
-//! Each function returns one `<svg>` element as a string, ready to go into a page as is.
-//! Colours come from CSS classes only (`.chart .i-major` … in `static/style.css`, which
-//! switch for dark mode), never colour alone: impacts also get a pattern, every chart has
-//! a legend with words, a `<title>` and a `<desc>`, and every element a tooltip. All text
+//! Each function returns one `<svg>` element as a string, ready to go into a page as is;
+//! the day's timeline, whose labels wrap to the card's width, is HTML rows around small
+//! SVGs. Colours come from CSS classes only (`.chart .i-major` … in `static/style.css`,
+//! which switch for dark mode), never colour alone: impacts also get a pattern, every chart
+//! has a legend with words, a title and a description, and every element a tooltip. All text
 //! is escaped (titles come from third-party status pages), every id is prefixed by the
 //! chart's `id`, and the output only depends on the input.
 
@@ -338,139 +339,145 @@ pub fn calendar(
     )
 }
 
-/// A 24-hour timeline: x axis 00:00…24:00 with ticks every 3 hours (labels "00", "03", … "24", and "UTC"), one row per bar in the given order, each bar an `<a href>` around a `<rect class="i-…">` of at least 2 units wide (so a 1-minute incident is visible) with a `<title>` "label — impact label, when", and the label written as text on the row (truncated to fit with an ellipsis, full text in the title). Rows tall enough to read on a phone (the SVG grows in height with the number of bars). Empty input → empty String.
+/// A 24-hour timeline: the hours 00…24 (UTC) above, one row per bar in the given order, and
+/// a legend with words. Each row is one link (a big enough target for a thumb) with the
+/// bar's label written whole as HTML text, which wraps to the width of the card, and under
+/// it the bar on the day's track: a shape of the impact's class and pattern, at least
+/// [`MIN_BAR`] wide, with an arrow where it began the day before or goes on after. The
+/// link's words and tooltip say the impact and when. Empty input → empty String.
 ///
-/// Each row is one link: its label above its bar, over the row's whole width, so it is
-/// a big enough target for a thumb. With more than 4 rows the hours are repeated below.
+/// Unlike the other charts this is HTML around small SVGs: the track is placed in
+/// percentages of the row, so the chart takes its card's whole width while its text keeps
+/// the page's size. With more than 4 rows the hours are repeated below.
 pub fn day_timeline(id: &str, title: &str, bars: &[TimelineBar]) -> String {
-    const LEFT: f64 = 10.0;
-    const RIGHT: f64 = 34.0;
-    const TOP: f64 = 20.0;
-    const ROW: f64 = 36.0;
-    const BAR: f64 = 12.0;
     if bars.is_empty() {
         return String::new();
     }
-    let plot = WIDTH - LEFT - RIGHT;
-    let x_of = |minute: u32| LEFT + f64::from(minute.min(1440)) / 1440.0 * plot;
-    let rows_end = TOP + bars.len() as f64 * ROW;
+    let present: Vec<Impact> = STACK
+        .into_iter()
+        .filter(|&impact| bars.iter().any(|bar| bar.impact == impact))
+        .collect();
     let desc = format!(
         "{} {} on this day.",
-        bars.len(),
+        count(bars.len() as u64),
         if bars.len() == 1 {
             "incident"
         } else {
             "incidents"
         }
     );
-
-    let mut body = String::new();
-    let hours = |body: &mut String, baseline: f64| {
-        for hour in (0..=24).step_by(3) {
-            let _ = write!(
-                body,
-                r#"<text class="label" x="{}" y="{}" text-anchor="middle">{hour:02}</text>"#,
-                num(x_of(hour * 60)),
-                num(baseline)
-            );
-        }
-        let _ = write!(
-            body,
-            r#"<text class="label" x="{}" y="{}">UTC</text>"#,
-            num(LEFT + plot + 10.0),
-            num(baseline)
-        );
-    };
-    hours(&mut body, 13.0);
-    // Characters that fit on a row, at about 0.6 em each.
-    let fits = ((WIDTH - LEFT - 4.0) / (0.6 * FONT)).floor() as usize;
-    for (row, bar) in bars.iter().enumerate() {
-        let top = TOP + row as f64 * ROW;
-        let bar_top = top + 19.0;
-        let tip = format!("{} — {}, {}", bar.label, words(bar.impact), bar.when);
-        let _ = write!(
-            body,
-            r#"<a href="{}"><title>{}</title><rect x="0" y="{}" width="{WIDTH}" height="{ROW}" fill="none" pointer-events="all"/><text class="label row-label" x="{LEFT}" y="{}">{}</text><rect class="track" x="{LEFT}" y="{}" width="{}" height="{BAR}"/>"#,
-            esc(&bar.href),
-            esc(&tip),
-            num(top),
-            num(top + 14.0),
-            esc(&truncate(&bar.label, fits)),
-            num(bar_top),
-            num(plot)
-        );
-        // The hours' lines across the track only, clear of the label: one path for the
-        // grid, one for the day's two ends.
-        let (y1, length) = (num(bar_top - 3.0), num(BAR + 6.0));
-        for (class, hours) in [("grid", 3..=21), ("axis", 0..=24)] {
-            let _ = write!(body, r#"<path class="{class}" d=""#);
-            for hour in hours.step_by(if class == "grid" { 3 } else { 24 }) {
-                let _ = write!(body, "M{} {y1}v{length}", num(x_of(hour * 60)));
-            }
-            body.push_str(r#""/>"#);
-        }
-        let start = bar.start_minute.min(bar.end_minute).min(1440);
-        let w = (x_of(bar.end_minute) - x_of(start)).max(2.0);
-        let x = x_of(start).min(LEFT + plot - 2.0);
-        impact_shape(&mut body, id, bar.impact, x, bar_top, w, BAR);
-        let (mid, half) = (bar_top + BAR / 2.0, BAR / 2.0 + 1.0);
-        if bar.from_before {
-            let _ = write!(
-                body,
-                r#"<path class="{}" d="M{} {}L{} {}L{} {}Z"/>"#,
-                impact_class(bar.impact),
-                num(x),
-                num(mid - half),
-                num(x - 7.0),
-                num(mid),
-                num(x),
-                num(mid + half)
-            );
-        }
-        if bar.goes_on {
-            let end = x + w;
-            let _ = write!(
-                body,
-                r#"<path class="{}" d="M{} {}L{} {}L{} {}Z"/>"#,
-                impact_class(bar.impact),
-                num(end),
-                num(mid - half),
-                num(end + 7.0),
-                num(mid),
-                num(end),
-                num(mid + half)
-            );
-        }
-        body.push_str("</a>");
+    let id_text = esc(id);
+    let mut out = String::with_capacity(600 * bars.len() + 2048);
+    let _ = write!(
+        out,
+        r#"<div class="chart chart-timeline" role="group" aria-labelledby="{id_text}-title {id_text}-desc"><p class="visually-hidden" id="{id_text}-title">{}</p><p class="visually-hidden" id="{id_text}-desc">{}</p>"#,
+        esc(title),
+        esc(&desc)
+    );
+    timeline_hours(&mut out, &patterns(id, &present));
+    out.push_str(r#"<ol class="timeline-rows">"#);
+    for bar in bars {
+        timeline_row(&mut out, id, bar);
     }
-    let mut bottom = rows_end;
+    out.push_str("</ol>");
     if bars.len() > 4 {
-        hours(&mut body, rows_end + 14.0);
-        bottom += 14.0;
+        timeline_hours(&mut out, "");
     }
-    let present: Vec<Impact> = STACK
-        .into_iter()
-        .filter(|&impact| bars.iter().any(|bar| bar.impact == impact))
-        .collect();
-    let legend: Vec<(Swatch, String)> = present
-        .iter()
-        .map(|&impact| (Swatch::Pattern(impact), words(impact).to_owned()))
-        .collect();
-    let legend_top = bottom + 10.0;
-    let (keys, keys_height) = legend_keys(id, &legend, LEFT, legend_top, WIDTH, FONT);
-    body.push_str(&keys);
-    let height = legend_top + keys_height + 2.0;
-    svg(
-        id,
-        "timeline",
-        title,
-        &desc,
-        WIDTH,
-        height,
-        FONT,
-        &patterns(id, &present),
-        &body,
-    )
+    out.push_str(r#"<ul class="chart-legend">"#);
+    for &impact in &present {
+        out.push_str(r#"<li><svg width="11" height="11" aria-hidden="true">"#);
+        impact_shape(&mut out, id, impact, 0.0, 0.0, 11.0, 11.0);
+        let _ = write!(out, "</svg>{}</li>", esc(words(impact)));
+    }
+    out.push_str("</ul></div>");
+    out
+}
+
+/// The narrowest a timeline's bar is drawn, in percent of the day: a one-minute incident
+/// stays visible (some 2 px on a phone).
+const MIN_BAR: f64 = 0.6;
+
+/// Where a minute of the day (0..=1440) is on a timeline's track, in percent.
+fn day_percent(minute: u32) -> f64 {
+    f64::from(minute.min(1440)) / 14.4
+}
+
+/// The hours above (or below) a timeline's rows, every 3 from 00 to 24, and `UTC` past the
+/// end; `defs` (the patterns of its bars) go in the first.
+fn timeline_hours(out: &mut String, defs: &str) {
+    out.push_str(r#"<svg class="timeline-hours" width="100%" height="16" font-size="12" aria-hidden="true">"#);
+    if !defs.is_empty() {
+        let _ = write!(out, "<defs>{defs}</defs>");
+    }
+    for hour in (0..=24).step_by(3) {
+        let _ = write!(
+            out,
+            r#"<text class="label" x="{}%" y="12" text-anchor="middle">{hour:02}</text>"#,
+            num(day_percent(hour * 60))
+        );
+    }
+    out.push_str(r#"<text class="label" x="100%" dx="14" y="12">UTC</text></svg>"#);
+}
+
+/// One row of a timeline: the link, its label, and the bar on its track.
+fn timeline_row(out: &mut String, id: &str, bar: &TimelineBar) {
+    const TOP: f64 = 4.0;
+    const BAR: f64 = 12.0;
+    let what = format!("{}, {}", words(bar.impact), bar.when);
+    let _ = write!(
+        out,
+        r#"<li><a href="{}" title="{} — {}"><span class="timeline-label">{}</span><span class="visually-hidden"> — {}</span><svg class="timeline-bar" width="100%" height="20" aria-hidden="true"><rect class="track" x="0" y="{TOP}" width="100%" height="{BAR}"/>"#,
+        esc(&bar.href),
+        esc(&bar.label),
+        esc(&what),
+        esc(&bar.label),
+        esc(&what)
+    );
+    // The hours' lines across the track: the grid at 03 to 21, the day's two ends.
+    for hour in (0..=24).step_by(3) {
+        let class = if hour % 24 == 0 { "axis" } else { "grid" };
+        let x = num(day_percent(hour * 60));
+        let _ = write!(
+            out,
+            r#"<line class="{class}" x1="{x}%" x2="{x}%" y1="1" y2="19"/>"#
+        );
+    }
+    let start = day_percent(bar.start_minute.min(bar.end_minute));
+    let w = (day_percent(bar.end_minute) - start).max(MIN_BAR);
+    let x = start.min(100.0 - MIN_BAR);
+    let class = impact_class(bar.impact);
+    let _ = write!(
+        out,
+        r#"<rect class="{class}" x="{}%" y="{TOP}" width="{}%" height="{BAR}"/>"#,
+        num(x),
+        num(w)
+    );
+    // Its pattern inside, when wide enough to read, the colour framing it above and below.
+    if bar.impact != Impact::Critical && w >= 1.5 {
+        let _ = write!(
+            out,
+            r#"<rect fill="url(#{}-p-{})" x="{}%" y="{}" width="{}%" height="{}"/>"#,
+            esc(id),
+            bar.impact.keyword(),
+            num(x),
+            num(TOP + 1.5),
+            num(w),
+            num(BAR - 3.0)
+        );
+    }
+    // An arrow at an edge the incident goes on past, drawn in an SVG placed at that edge.
+    let middle = TOP + BAR / 2.0;
+    for (edge, tip, shown) in [(x, -7, bar.from_before), (x + w, 7, bar.goes_on)] {
+        if shown {
+            let _ = write!(
+                out,
+                r#"<svg x="{}%" y="{}" overflow="visible"><path class="{class}" d="M0 -7L{tip} 0L0 7Z"/></svg>"#,
+                num(edge),
+                num(middle)
+            );
+        }
+    }
+    out.push_str("</svg></a></li>");
 }
 
 /// The two month charts: a y axis, a bar per month, month labels (with the year under
@@ -883,17 +890,6 @@ fn ticks(max: f64, bases: &[f64]) -> (f64, u32) {
         .unwrap_or(1e15);
     let count = ((max / step).ceil() as u32).max(2);
     (step, count)
-}
-
-/// At most `fits` characters, the last one an ellipsis when cut.
-fn truncate(text: &str, fits: usize) -> String {
-    if text.chars().count() <= fits {
-        return text.to_owned();
-    }
-    let mut short: String = text.chars().take(fits.saturating_sub(1)).collect();
-    short.truncate(short.trim_end().len());
-    short.push('…');
-    short
 }
 
 /// A number for SVG: at most two decimals, no trailing zeros ("12", "12.5", "0.33").
@@ -1505,62 +1501,87 @@ mod tests {
         assert_eq!(drawn[1].x, drawn[0].x + 13.0);
     }
 
+    /// A percentage attribute of a timeline's shape, as a number.
+    fn percent(node: Node, attribute: &str) -> f64 {
+        let value = node.attribute(attribute).unwrap();
+        value.strip_suffix('%').unwrap().parse().unwrap()
+    }
+
     #[test]
-    fn timeline_links_each_bar_and_keeps_short_ones_visible() {
+    fn timeline_links_each_bar_writes_its_label_whole_and_keeps_short_ones_visible() {
         let bars = bars();
-        let svg = day_timeline("day", "5 March 2024", &bars);
-        let doc = check(&svg, "day", "timeline");
+        let html = day_timeline("day", "5 March 2024", &bars);
+        let doc = Document::parse(&html).unwrap_or_else(|e| panic!("{e}: {html}"));
+        let root = doc.root_element();
+        assert_eq!(class(root), "chart chart-timeline");
+        assert_eq!(root.attribute("role"), Some("group"));
+        assert_eq!(
+            root.attribute("aria-labelledby"),
+            Some("day-title day-desc")
+        );
+        let by_id = |wanted: &str| {
+            let node = doc
+                .descendants()
+                .find(|n| n.attribute("id") == Some(wanted));
+            node.and_then(|n| n.text()).unwrap_or_default()
+        };
+        assert_eq!(by_id("day-title"), "5 March 2024");
+        assert_eq!(by_id("day-desc"), "5 incidents on this day.");
         let links: Vec<Node> = doc.descendants().filter(|n| n.has_tag_name("a")).collect();
         assert_eq!(links.len(), bars.len());
         for (link, bar) in links.iter().zip(&bars) {
             assert_eq!(link.attribute("href"), Some(bar.href.as_str()));
+            // The label whole, however long, in words that wrap; the impact and when in
+            // the link's words and tooltip.
+            let label = link
+                .descendants()
+                .find(|n| class(*n) == "timeline-label")
+                .and_then(|n| n.text());
+            assert_eq!(label, Some(bar.label.as_str()));
+            let what = format!("{}, {}", words(bar.impact), bar.when);
+            let tip = format!("{} — {what}", bar.label);
+            assert_eq!(link.attribute("title"), Some(tip.as_str()));
+            let hidden = link
+                .descendants()
+                .find(|n| class(*n) == "visually-hidden")
+                .and_then(|n| n.text());
+            assert_eq!(hidden, Some(format!(" — {what}").as_str()));
             let rect = link
-                .children()
+                .descendants()
                 .find(|n| class(*n) == impact_class(bar.impact))
                 .unwrap();
-            assert!(number(rect, "width") >= 2.0);
-            assert!(number(rect, "x") + number(rect, "width") <= WIDTH);
+            assert!(percent(rect, "width") >= MIN_BAR);
+            assert!(percent(rect, "x") + percent(rect, "width") <= 100.0);
         }
+        let tip = |link: &Node| link.attribute("title").unwrap().to_owned();
         assert_eq!(
-            title_of(links[0]),
-            Some("GitHub — API errors — Major outage, 1078–1282")
+            tip(&links[0]),
+            "GitHub — API errors — Major outage, 1078–1282"
         );
         assert_eq!(
-            title_of(links[3]),
-            Some("Stripe — Last minute — Maintenance, 1440–1440")
+            tip(&links[3]),
+            "Stripe — Last minute — Maintenance, 1440–1440"
         );
-        let row_label = |link: &Node| {
-            link.children()
-                .find(|n| n.has_tag_name("text"))
-                .and_then(|n| n.text())
-                .unwrap()
-                .to_owned()
-        };
-        assert_eq!(row_label(&links[0]), "GitHub — API errors");
-        let long = row_label(&links[2]);
-        assert!(long.ends_with('…') && long.chars().count() < bars[2].label.chars().count());
+        // From 17:58 to 21:22: its place on the day, in percent.
+        let github = links[0]
+            .descendants()
+            .find(|n| class(*n) == "i-critical")
+            .unwrap();
+        assert_eq!(percent(github, "x"), 74.86);
+        assert_eq!(percent(github, "width"), 14.17);
         // Arrows at the edges of what goes on before and after the day.
-        assert_eq!(
-            links[2]
-                .children()
+        let arrows = |link: &Node| {
+            link.descendants()
                 .filter(|n| n.has_tag_name("path") && class(*n).starts_with("i-"))
-                .count(),
-            2
-        );
-        assert_eq!(
-            links[0]
-                .children()
-                .filter(|n| n.has_tag_name("path") && class(*n).starts_with("i-"))
-                .count(),
-            0
-        );
+                .count()
+        };
+        assert_eq!((arrows(&links[2]), arrows(&links[0])), (2, 0));
         // Each row's hour lines: the grid at 03 to 21, the axis at 00 and 24.
         let lines = |kind: &str| {
             links[0]
-                .children()
-                .find(|n| n.has_tag_name("path") && class(*n) == kind)
-                .and_then(|n| n.attribute("d"))
-                .map_or(0, |d| d.matches('M').count())
+                .descendants()
+                .filter(|n| n.has_tag_name("line") && class(*n) == kind)
+                .count()
         };
         assert_eq!((lines("grid"), lines("axis")), (7, 2));
         let texts: Vec<&str> = doc
@@ -1571,15 +1592,27 @@ mod tests {
         for hour in ["00", "03", "12", "21", "24", "UTC"] {
             assert!(texts.contains(&hour), "{hour}");
         }
-        let desc = doc.descendants().find(|n| n.has_tag_name("desc")).unwrap();
-        assert_eq!(desc.text(), Some("5 incidents on this day."));
-        // The SVG grows with its rows.
-        let height = |svg: &str| {
-            let doc = Document::parse(svg).unwrap();
-            let view_box = doc.root_element().attribute("viewBox").unwrap().to_owned();
-            view_box.rsplit(' ').next().unwrap().parse::<f64>().unwrap()
-        };
-        assert!(height(&svg) > height(&day_timeline("one", "One", &bars[..1])) + 4.0 * 30.0);
+        let legend: Vec<&str> = doc
+            .descendants()
+            .filter(|n| {
+                n.has_tag_name("li") && n.parent().is_some_and(|p| class(p) == "chart-legend")
+            })
+            .filter_map(|n| n.children().filter_map(|c| c.text()).next_back())
+            .collect();
+        assert_eq!(
+            legend,
+            [
+                "Major outage",
+                "Partial outage",
+                "Degraded performance",
+                "No impact",
+                "Maintenance"
+            ]
+        );
+        // The hours again below many rows, not below few.
+        let hours = |html: &str| html.matches(r#"class="timeline-hours""#).count();
+        assert_eq!(hours(&html), 2);
+        assert_eq!(hours(&day_timeline("one", "One", &bars[..1])), 1);
     }
 
     #[test]
@@ -1609,9 +1642,14 @@ mod tests {
             assert!(doc.descendants().all(|n| !n.has_tag_name("script")));
             assert!(doc.descendants().all(|n| n.attribute("onload").is_none()));
         }
-        let doc = Document::parse(&more[0]).unwrap();
-        let a = doc.descendants().find(|n| n.has_tag_name("a")).unwrap();
-        assert_eq!(a.attribute("href"), Some(EVIL));
+        for chart in &more[..2] {
+            let doc = Document::parse(chart).unwrap();
+            let a = doc.descendants().find(|n| n.has_tag_name("a")).unwrap();
+            assert_eq!(a.attribute("href"), Some(EVIL));
+        }
+        let doc = Document::parse(&more[1]).unwrap();
+        let label = doc.descendants().find(|n| class(*n) == "timeline-label");
+        assert_eq!(label.and_then(|n| n.text()), Some(EVIL));
         assert_eq!(esc("a\u{0}b\u{1b}c").to_string(), "abc");
         assert_eq!(
             esc(r#"&<>"'="#).to_string(),

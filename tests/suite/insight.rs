@@ -338,7 +338,7 @@ fn day_pages_list_every_incident_active_that_day_and_only_those() {
             .map(|a| a.value().attr("href").unwrap().to_string())
             .collect();
         assert_eq!(&listed, expected, "{day}");
-        let bars = select(&page, "svg.chart-timeline a");
+        let bars = select(&page, ".chart-timeline a");
         assert_eq!(bars.len(), expected.len(), "one bar per incident on {day}");
     }
 }

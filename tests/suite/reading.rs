@@ -156,3 +156,25 @@ fn busiest_days_name_the_worst_hit_provider_first() {
         Some("2024-03-05: 6 providers affected — Gamma, Beta, Delta, Alpha and 2 more")
     );
 }
+
+#[test]
+fn a_day_timeline_writes_each_label_whole() {
+    let long = "Elevated error rates for SMS delivery to a subset of carriers in Southeast Asia";
+    let site = Site::new(&[
+        ("content/acme/_index.md", "---\nname: Acme Cloud\n---\n"),
+        (
+            "content/acme/long.md",
+            &incident(long, "2024-03-05T14:00:00Z"),
+        ),
+    ]);
+    site.build(&[]);
+    let page = site.html("days/2024-03-05/index.html");
+    let rows = select(&page, ".chart-timeline a");
+    assert_eq!(rows.len(), 1);
+    let label = select(&page, ".chart-timeline .timeline-label");
+    assert_eq!(text(&label[0]), format!("Acme Cloud — {long}"));
+    assert_eq!(
+        rows[0].value().attr("title"),
+        Some(format!("Acme Cloud — {long} — Partial outage, 14:00 – 16:00 UTC").as_str())
+    );
+}
