@@ -330,8 +330,9 @@ pub fn calendar(
         .map(|&(shade, words)| (Swatch::Class(shade_class(shade)), words.to_owned()))
         .collect();
     let legend_top = TOP + 7.0 * PITCH + 8.0;
-    // Wrapped to the first 340 units, so it shows on a phone without scrolling.
-    let (keys, keys_height) = legend_keys(id, &legend, LEFT, legend_top, LEFT + 340.0, CAL_FONT);
+    // Wrapped to the first 320 units, so it shows whole on a phone before any scrolling:
+    // the calendar is at least 46rem wide there, and its card shows some 330 px of it.
+    let (keys, keys_height) = legend_keys(id, &legend, LEFT, legend_top, LEFT + 290.0, CAL_FONT);
     body.push_str(&keys);
     let height = legend_top + keys_height + 2.0;
     svg(
@@ -1505,6 +1506,29 @@ mod tests {
     fn percent(node: Node, attribute: &str) -> f64 {
         let value = node.attribute(attribute).unwrap();
         value.strip_suffix('%').unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn a_calendar_legend_shows_whole_on_a_phone_before_any_scrolling() {
+        let legend = [
+            (Shade::Impact(Impact::Critical), "Major outage"),
+            (Shade::Impact(Impact::Major), "Partial outage"),
+            (Shade::Impact(Impact::Minor), "Degraded performance"),
+            (Shade::Impact(Impact::None), "No impact"),
+            (Shade::Impact(Impact::Maintenance), "Maintenance"),
+        ];
+        let svg = calendar("cal", "2024", 2024, &[], &legend);
+        let doc = check(&svg, "cal", "calendar");
+        let keys = doc.descendants().find(|n| class(*n) == "legend").unwrap();
+        let texts: Vec<Node> = keys.children().filter(|n| n.has_tag_name("text")).collect();
+        assert_eq!(texts.len(), legend.len());
+        // A phone's card shows some 330 px of a calendar drawn at least 46rem (736 px)
+        // wide: 320 of its 721 units.
+        for text in texts {
+            let words = text.text().unwrap().chars().count() as f64;
+            let right = number(text, "x") + words * 0.6 * CAL_FONT;
+            assert!(right <= 320.0, "{:?} ends at {right}", text.text());
+        }
     }
 
     #[test]
