@@ -13,7 +13,11 @@ policy forbids fails here as it would on a host. Then:
 - searches a common word, picks one provider in the facet, and sees fewer results, all of
   that provider, with the provider in the URL;
 - opens a shared URL (query and filter in it) and gets the same results;
-- shows 20 results, and 20 more on "Show more", with the keyboard focus on the first new one.
+- shows 20 results, and 20 more on "Show more", with the keyboard focus on the first new one;
+- offers facets as a reader uses them: impacts worst first, in the page's order; no
+  component until a provider is chosen, then only that provider's (every one its page
+  lists, each finding something); another provider's choice clears the component; the
+  status of a search by filters alone ends "found." with no space before the period.
 
 With `--hostile`, over a site of one incident whose title and text are markup: `AT&T`
 finds it (the index keeps text as it is), and its title shows as that text, no element made
@@ -135,6 +139,55 @@ def hostile(driver, wait, site):
     return problems
 
 
+def count(text):
+    """A count as the page writes it: `1,204`."""
+    return int(text.replace(",", ""))
+
+
+def offered(driver, name):
+    """The values a facet offers (its "any" option aside), and whether it shows."""
+    select = driver.find_element(By.NAME, name)
+    values = [o.get_attribute("value") for o in Select(select).options][1:]
+    return values, select.is_displayed()
+
+
+def facets(driver, wait, site):
+    """Impacts in the page's order, components scoped to the chosen provider."""
+    problems = []
+    driver.get(f"{site}edgewise-cdn/")
+    listed = {a.text.strip().lower() for a in driver.find_elements(By.CSS_SELECTOR, ".component-chips a")}
+    driver.get(f"{site}search/?provider=Edgewise+CDN")
+    wait.until(lambda d: "found" in d.find_element(By.ID, "search-status").text)
+    status = driver.find_element(By.ID, "search-status").text
+    if not status.endswith(" found."):
+        problems.append(f"a search by filters alone says {status!r}")
+    order = driver.find_element(By.ID, "search").get_attribute("data-impacts").split("|")
+    impacts, _ = offered(driver, "impact")
+    if not impacts or impacts != [i for i in order if i in impacts]:
+        problems.append(f"impacts offered as {impacts}, not in the order {order}")
+    components, shown = offered(driver, "component")
+    counts = [o.text for o in Select(driver.find_element(By.NAME, "component")).options][1:]
+    if not shown or {c.lower() for c in components} != listed:
+        problems.append(f"Edgewise CDN's components offered: {components} (shown: {shown}), "
+                        f"its page lists {sorted(listed)}")
+    if any(text.endswith("(0)") for text in counts):
+        problems.append(f"a component that finds nothing is offered: {counts}")
+    # Another provider: its own components, and none chosen.
+    Select(driver.find_element(By.NAME, "component")).select_by_index(1)
+    wait.until(lambda d: "component=" in d.current_url)
+    Select(driver.find_element(By.NAME, "provider")).select_by_value("Forgehub")
+    wait.until(lambda d: "provider=Forgehub" in d.current_url)
+    if "component=" in driver.current_url:
+        problems.append(f"choosing another provider kept the component: {driver.current_url}")
+    # With no provider, no component to pick from every provider's.
+    driver.get(f"{site}search/?q={COMMON}")
+    wait.until(lambda d: COMMON in d.find_element(By.ID, "search-status").text)
+    _, shown = offered(driver, "component")
+    if shown:
+        problems.append("components are offered before a provider is chosen")
+    return problems
+
+
 def main():
     if sys.argv[1] == "--hostile":
         return main_hostile(*sys.argv[2:])
@@ -177,7 +230,7 @@ def main():
         driver.get(f"{site}search/?q={COMMON}")
         settled(COMMON)
         _, every = results()
-        total = int(driver.find_element(By.ID, "search-status").text.split()[0])
+        total = count(driver.find_element(By.ID, "search-status").text.split()[0])
         # The facets may be drawn after the results (see step 3).
         wait.until(lambda d: any(
             o.get_attribute("value") == "Edgewise CDN"
@@ -186,10 +239,10 @@ def main():
         ))
         provider = Select(driver.find_element(By.NAME, "provider"))
         choice = next(o for o in provider.options if o.get_attribute("value") == "Edgewise CDN")
-        expected = int(choice.text.rsplit("(", 1)[1].rstrip(")"))
+        expected = count(choice.text.rsplit("(", 1)[1].rstrip(")"))
         provider.select_by_value("Edgewise CDN")
         wait.until(lambda d: "provider=Edgewise+CDN" in d.current_url)
-        wait.until(lambda d: d.find_element(By.ID, "search-status").text.split()[0] == str(expected))
+        wait.until(lambda d: count(d.find_element(By.ID, "search-status").text.split()[0]) == expected)
         # The count comes first, the rows as their fragments load (in CI the check once
         # read none of the 3): wait for them.
         try:
@@ -228,7 +281,7 @@ def main():
             wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#search-results > li")) >= 20)
         except TimeoutException:
             pass
-        many = int(driver.find_element(By.ID, "search-status").text.split()[0])
+        many = count(driver.find_element(By.ID, "search-status").text.split()[0])
         _, first_page = results()
         more = driver.find_element(By.ID, "search-more")
         if many <= 20 or len(first_page) != 20 or not more.is_displayed():
@@ -241,6 +294,9 @@ def main():
             if focused != twenty_first:
                 problems.append(f"after Show more the focus is on {focused}, not {twenty_first}")
 
+        # 5. The facets.
+        problems.extend(facets(driver, wait, site))
+
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         if errors:
             problems.append(f"console errors: {errors}")
@@ -250,7 +306,8 @@ def main():
 
     report(f"{base}, CSP as _headers sets it", problems, "the header box finds the one "
           f"incident with `{RARE}` and leads to it; the provider facet narrows {total} results to "
-          f"{expected}; a shared URL restores them; Show more adds the next 20 of {many}")
+          f"{expected}; a shared URL restores them; Show more adds the next 20 of {many}; "
+          "impacts come worst first and components only for the chosen provider")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,11 @@ const FACETS = [
   ["region", "Region", "Any region"],
 ];
 const IMPACTS = ["critical", "major", "minor", "maintenance", "none"];
+// The impacts' labels worst first, as the pages list them: the page gives the order.
+const IMPACT_ORDER = (form.dataset.impacts ?? "").split("|");
 const PAGE = 20;
+// Counts as the pages write them: 10,088.
+const number = new Intl.NumberFormat("en-US");
 
 // The query from the URL, at once: what is typed while the index loads is kept.
 const params = new URLSearchParams(location.search);
@@ -36,14 +40,13 @@ try {
   throw error;
 }
 
+// Each facet: its select, its label and every value it has in the index, in order.
+const facets = new Map();
 const selects = new Map();
-const labels = [];
 const all = await pagefind.filters();
 for (const [name, label, any] of FACETS) {
-  const values = Object.keys(all[name] ?? {});
+  const values = ordered(name, Object.keys(all[name] ?? {}));
   if (values.length === 0) continue;
-  // Years newest first; the rest as words sort.
-  values.sort(name === "year" ? (a, b) => b.localeCompare(a) : (a, b) => a.localeCompare(b));
   const wrap = document.createElement("label");
   wrap.append(label + " ");
   const select = document.createElement("select");
@@ -51,15 +54,31 @@ for (const [name, label, any] of FACETS) {
   select.append(new Option(any, ""));
   for (const value of values) select.append(new Option(value, value));
   wrap.append(select);
-  labels.push(wrap);
+  facets.set(name, { select, label: wrap, values, any });
   selects.set(name, select);
 }
-options.prepend(...labels);
+options.prepend(...[...facets.values()].map((facet) => facet.label));
 options.hidden = false;
 
 for (const [name, select] of selects) {
   const wanted = params.get(name);
   if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
+}
+offer(all);
+
+// Years newest first; impacts worst first; the rest as a reader looks a name up (case
+// aside, numbers by value), then as written, so the order is always the same.
+function ordered(name, values) {
+  if (name === "year") return values.sort((a, b) => b.localeCompare(a));
+  if (name === "impact") {
+    const rank = (value) => {
+      const at = IMPACT_ORDER.indexOf(value);
+      return at < 0 ? IMPACT_ORDER.length : at;
+    };
+    return values.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  }
+  const words = (a, b) => a.localeCompare(b, "en", { numeric: true, sensitivity: "base" });
+  return values.sort((a, b) => words(a, b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 let shown = [];
@@ -74,16 +93,40 @@ async function run() {
   keepInUrl(words, filters, order);
   if (!words && Object.keys(filters).length === 0) {
     show(mine, [], "");
-    counts(all);
+    offer(all);
     return;
   }
   const sort = order === "newest" ? { start: "desc" } : order === "oldest" ? { start: "asc" } : undefined;
   const search = await pagefind.search(words || null, { filters, sort });
   if (mine !== generation || !search) return;
-  counts(search.filters);
+  const counts = await facetCounts(words, filters, search.filters);
+  if (mine !== generation) return;
+  offer(counts);
   const n = search.results.length;
-  const what = words ? `for “${words}”` : "";
-  show(mine, search.results, n === 0 ? `No incident found ${what}.` : `${n} incident${n === 1 ? "" : "s"} found ${what}.`);
+  const what = words ? ` for “${words}”` : "";
+  show(mine, search.results, n === 0 ? `No incident found${what}.` : `${number.format(n)} incident${n === 1 ? "" : "s"} found${what}.`);
+}
+
+// How many results each value of each facet would give: with the words and the other
+// facets' choices, not the facet's own (with its own, every other value of it counts 0).
+// A provider's counts leave the component out too: components are a provider's own, and
+// another provider is picked with a new one in mind.
+async function facetCounts(words, filters, found) {
+  const counts = { ...found };
+  const widened = new Set(Object.keys(filters));
+  if (filters.component && selects.has("provider")) widened.add("provider");
+  await Promise.all(
+    [...widened].map(async (name) => {
+      const others = { ...filters };
+      delete others[name];
+      if (name === "provider") delete others.component;
+      const wider = words || Object.keys(others).length > 0
+        ? (await pagefind.search(words || null, { filters: others }))?.filters
+        : all;
+      counts[name] = wider?.[name] ?? {};
+    }),
+  );
+  return counts;
 }
 
 function keepInUrl(words, filters, order) {
@@ -95,15 +138,22 @@ function keepInUrl(words, filters, order) {
   history.replaceState(null, "", search ? "?" + search : location.pathname);
 }
 
-// Each option's count among the results (or the whole archive).
-function counts(remaining) {
-  for (const [name, select] of selects) {
-    for (const option of select.options) {
-      if (!option.value) continue;
-      const count = remaining?.[name]?.[option.value] ?? 0;
-      option.textContent = `${option.value} (${count})`;
+// Each facet offers the values that would find something, with how many (the chosen one
+// always). Components are a provider's own: they are offered once a provider is chosen,
+// and then only that provider's.
+function offer(counts) {
+  for (const [name, facet] of facets) {
+    const chosen = facet.select.value;
+    const shown = [new Option(facet.any, "")];
+    for (const value of facet.values) {
+      const count = counts?.[name]?.[value] ?? 0;
+      if (count > 0 || value === chosen) shown.push(new Option(`${value} (${number.format(count)})`, value));
     }
+    facet.select.replaceChildren(...shown);
+    facet.select.value = chosen;
   }
+  const component = facets.get("component");
+  if (component) component.label.hidden = !selects.get("provider")?.value && !component.select.value;
 }
 
 async function show(mine, results, message) {
@@ -173,7 +223,11 @@ query.addEventListener("input", () => {
   clearTimeout(typing);
   typing = setTimeout(run, 200);
 });
-options.addEventListener("change", run);
+options.addEventListener("change", (event) => {
+  // Another provider's components are not this one's.
+  if (event.target.name === "provider" && selects.has("component")) selects.get("component").value = "";
+  run();
+});
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   clearTimeout(typing);

@@ -11,10 +11,11 @@ use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::insight;
+use crate::model::Impact;
 use crate::render::theme::{AssetSource, Theme};
 use crate::render::views::{
-    self, FeedLinks, IncidentView, PeriodView, ProviderView, StatsView, SummaryView, TimeView,
-    by_name, month_label, thousands,
+    self, FeedLinks, IMPACT_ORDER, IncidentView, PeriodView, ProviderView, StatsView,
+    SummaryView, TimeView, by_name, month_label, thousands,
 };
 use crate::render::{
     Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
@@ -1411,7 +1412,7 @@ impl Kind for SearchPage {
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
         let base = &r.config.base_url;
-        let ctx = r.html_context(
+        let mut ctx = r.html_context(
             "search",
             "Search",
             format!(
@@ -1422,6 +1423,8 @@ impl Kind for SearchPage {
             &FeedLinks::new(base, ""),
             "All incidents",
         );
+        // The search script offers impacts in the order pages list them.
+        ctx.insert("impacts", &IMPACT_ORDER.map(Impact::label));
         r.template("search.html", page, &ctx)
     }
 }

@@ -178,3 +178,18 @@ fn a_day_timeline_writes_each_label_whole() {
         Some(format!("Acme Cloud — {long} — Partial outage, 14:00 – 16:00 UTC").as_str())
     );
 }
+
+#[test]
+fn the_search_page_gives_its_script_the_impacts_worst_first() {
+    let site = Site::new(&[(
+        "content/acme/a.md",
+        &incident("Down", "2024-03-05T14:00:00Z"),
+    )]);
+    site.build(&[]);
+    let page = site.html("search/index.html");
+    let form = select(&page, "form#search");
+    assert_eq!(
+        form[0].value().attr("data-impacts"),
+        Some("Major outage|Partial outage|Degraded performance|No impact|Under maintenance")
+    );
+}
