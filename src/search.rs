@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use crate::model::Incident;
 use crate::render::markdown;
-use crate::render::views::{TimeView, month_name};
+use crate::render::views::TimeView;
+use crate::render::words::month_name;
 use crate::routes;
 
 /// One incident as Pagefind indexes it.

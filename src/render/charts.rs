@@ -86,7 +86,8 @@ const CAL_FONT: f64 = 11.0;
 /// on a 390 px phone (CSS caps the width on large screens).
 const WIDTH: f64 = 380.0;
 /// Bottom to top in a stacked bar: the worst first, so it is never hidden.
-use crate::render::views::{IMPACT_ORDER as STACK, MONTHS, thousands};
+use crate::render::views::IMPACT_ORDER as STACK;
+use crate::render::words::{MONTHS, thousands};
 
 /// Incidents per month as stacked bars by impact (critical at the bottom, then major, minor, none, maintenance on top), a y axis with 3–5 integer ticks, and a legend with words. Each bar has a `<title>` like "March 2024: 3 incidents — 1 major outage, 2 partial outage" (list only non-zero impacts, by label in lowercase). Empty input: return an SVG saying "No incidents" is NOT needed — return an empty String.
 pub fn incidents_per_month(id: &str, title: &str, months: &[MonthCount]) -> String {

@@ -14,6 +14,7 @@ use crate::insight;
 use crate::model::{Impact, Incident};
 use crate::render::charts::{self, DayCell, MonthCount, MonthDowntime, Shade, TimelineBar};
 use crate::render::views::{self, IMPACT_ORDER, SummaryView, Views};
+use crate::render::words;
 use crate::routes;
 
 /// The most months a provider's page charts.
@@ -53,8 +54,8 @@ pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -
             stats.months[skip..].iter().collect()
         }
     };
-    let label = views::month_label;
-    let short = |m: u32| views::month_name(m)[..3].to_string();
+    let label = words::month_label;
+    let short = |m: u32| words::month_name(m)[..3].to_string();
     let (counts, downtime): (Vec<MonthCount>, Vec<MonthDowntime>) = months
         .iter()
         .map(|&&(month, ref period)| {
@@ -64,7 +65,7 @@ pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -
                 short: short.clone(),
                 year,
                 seconds: period.downtime.seconds(),
-                text: views::length(period.downtime),
+                text: words::length(period.downtime),
             };
             let counts = Impact::ALL.map(|impact| period.tally(impact).count as u32);
             (
@@ -99,8 +100,8 @@ pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -
                     .map(|&impact| period.tally(impact).count)
                     .collect(),
                 incidents: period.incidents,
-                downtime: views::length(period.downtime),
-                uptime: period.uptime.map(views::uptime_text),
+                downtime: words::length(period.downtime),
+                uptime: period.uptime.map(words::uptime_text),
             })
             .collect(),
         impacts: IMPACT_ORDER.iter().map(|i| i.label()).collect(),
@@ -279,7 +280,7 @@ fn provider_names(day: &Day, archive: &Archive, views: &Views, n: usize) -> Stri
     hits.sort_by(|a, b| {
         (b.worst, b.downtime, b.incidents)
             .cmp(&(a.worst, a.downtime, a.incidents))
-            .then_with(|| views::by_name(a.name, b.name))
+            .then_with(|| words::by_name(a.name, b.name))
     });
     let names: Vec<&str> = hits.iter().map(|hit| hit.name).collect();
     let more = names.len().saturating_sub(n);
@@ -503,7 +504,7 @@ pub fn same_time<'a>(
         .into_iter()
         .map(|(_, seconds, other)| Overlap {
             item: Brief::of(&views.incidents[other].summary),
-            overlap: views::length(crate::model::Duration::from_seconds(seconds)),
+            overlap: words::length(crate::model::Duration::from_seconds(seconds)),
         })
         .collect();
     (list, total)

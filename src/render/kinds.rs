@@ -15,8 +15,9 @@ use crate::model::Impact;
 use crate::render::theme::{AssetSource, Theme};
 use crate::render::views::{
     self, FeedLinks, IMPACT_ORDER, IncidentView, PeriodView, ProviderView, StatsView, SummaryView,
-    TimeView, by_name, month_label, thousands,
+    TimeView,
 };
+use crate::render::words::{by_name, month_label, thousands};
 use crate::render::{
     Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
 };

@@ -13,6 +13,7 @@ pub mod markdown;
 mod sitemap;
 pub mod theme;
 pub mod views;
+pub(crate) mod words;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -220,7 +220,7 @@ fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> (Option<Tera>, S
     let mut tera = Tera::new();
     // Counts as pages show them, in one place: `{{ n | thousands }}` writes `10,088`.
     tera.register_filter("thousands", |n: i64, _: tera::Kwargs, _: &tera::State| {
-        crate::render::views::thousands(n)
+        crate::render::words::thousands(n)
     });
     let templates = sources
         .iter()
