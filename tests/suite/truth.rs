@@ -274,3 +274,47 @@ fn check_warns_of_an_update_before_the_start() {
         "{said}"
     );
 }
+
+#[test]
+fn the_home_page_shows_ten_ongoing_cards_and_lists_the_rest() {
+    let mut files: Vec<(String, String)> = (1..=12)
+        .map(|n| {
+            file(
+                "busy",
+                &format!("open-{n:02}"),
+                &format!("started: 2026-06-{n:02}T00:00:00Z\nimpact: minor"),
+                &format!("### 2026-06-{n:02} 12:00 UTC: investigating\nLooking.\n"),
+            )
+        })
+        .collect();
+    files.push(file(
+        "calm",
+        "open",
+        "started: 2026-06-05T00:00:00Z\nimpact: major",
+        "### 2026-06-05 12:00 UTC: investigating\nLooking.\n",
+    ));
+    let site = Site::from_owned(&files);
+    site.build(&[]);
+    let home = site.html("index.html");
+    assert_eq!(select(&home, ".ongoing-card").len(), 10);
+    let rest: Vec<String> = select(&home, ".more-ongoing .row-title")
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(rest.len(), 3, "{rest:?}");
+    let hero = text(&select(&home, ".hero-stats")[0]);
+    assert!(hero.contains("13 ongoing"), "{hero}");
+    // One ongoing incident: the provider's card links it; several: its page's list.
+    let links: Vec<(String, String)> = select(&home, ".provider-card .ongoing-label a")
+        .iter()
+        .map(|a| (text(a), a.value().attr("href").unwrap().to_string()))
+        .collect();
+    assert!(
+        links.contains(&("12 ongoing".to_string(), "/busy/#ongoing".to_string())),
+        "{links:?}"
+    );
+    assert!(
+        links.contains(&("1 ongoing".to_string(), "/calm/open/".to_string())),
+        "{links:?}"
+    );
+}
