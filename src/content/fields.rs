@@ -272,7 +272,14 @@ impl RawIncident {
         if errors[before..].iter().any(Diagnostic::is_error) {
             return None;
         }
-        if let (Some(first), Some(start)) = (self.body.updates.first(), started)
+        // A maintenance is announced before it starts: only an outage's clock is suspect.
+        let early = self
+            .body
+            .updates
+            .iter()
+            .find(|u| u.status != Status::Scheduled && u.status != Status::Postmortem);
+        if let (Some(first), Some(start), Some(false)) =
+            (early, started, impact.map(|i| i == Impact::Maintenance))
             && first.at < start
         {
             errors.push(

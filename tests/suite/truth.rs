@@ -261,10 +261,17 @@ fn an_incident_posted_resolved_has_no_duration() {
 
 #[test]
 fn check_warns_of_an_update_before_the_start() {
-    let site = Site::new(&[(
-        "content/acme/early.md",
-        "---\ntitle: Early\nstarted: 2024-03-05T14:00:00Z\nresolved: 2024-03-05T16:00:00Z\nimpact: major\n---\n### 2024-03-05 13:00 UTC: investigating\nLooking.\n",
-    )]);
+    let site = Site::new(&[
+        (
+            "content/acme/early.md",
+            "---\ntitle: Early\nstarted: 2024-03-05T14:00:00Z\nresolved: 2024-03-05T16:00:00Z\nimpact: major\n---\n### 2024-03-05 13:00 UTC: investigating\nLooking.\n",
+        ),
+        // Announced a week ahead, as maintenance is: no clock is wrong.
+        (
+            "content/acme/window.md",
+            "---\ntitle: Window\nstarted: 2024-03-12T14:00:00Z\nresolved: 2024-03-12T16:00:00Z\nimpact: maintenance\n---\n### 2024-03-05 13:00 UTC: scheduled\nPlanned.\n### 2024-03-12 16:00 UTC: completed\nDone.\n",
+        ),
+    ]);
     let check = site.run(&["check"]);
     assert!(check.status.success(), "{}", stderr(&check));
     let said = stderr(&check);
@@ -273,6 +280,7 @@ fn check_warns_of_an_update_before_the_start() {
             && said.contains("dated 2024-03-05 13:00 UTC, before `started`"),
         "{said}"
     );
+    assert!(!said.contains("window.md"), "{said}");
 }
 
 #[test]
