@@ -16,6 +16,7 @@ pub mod record;
 pub mod scaffold;
 pub mod statuspage;
 pub mod text;
+mod timeline;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

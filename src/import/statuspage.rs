@@ -1,12 +1,13 @@
 //! Atlassian Statuspage v2 JSON: `incidents.json`, `summary.json`,
 //! `incidents/unresolved.json`, `scheduled-maintenances.json`. Recognised by shape: an
-//! object holding `incidents` or `scheduled_maintenances`, or a single incident.
+//! object holding `incidents` or `scheduled_maintenances`, or a single incident. An old
+//! incident's timeline kept as one HTML list is split into its updates ([`timeline`]).
 
 use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{Imported, identity};
+use super::{Imported, identity, timeline};
 use crate::diagnostics::Diagnostic;
 use crate::model::{Impact, Status, Timestamp, Update, WebUrl};
 
@@ -31,6 +32,7 @@ struct Incident {
     id: String,
     #[serde(default)]
     name: String,
+    status: Option<String>,
     impact: Option<String>,
     created_at: Timestamp,
     started_at: Option<Timestamp>,
@@ -119,7 +121,16 @@ fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imp
         None => Impact::None,
     };
     let mut components: Vec<String> = incident.components.into_iter().map(|c| c.name).collect();
-    let updates = incident
+    let done = incident.resolved_at.is_some()
+        || matches!(incident.status.as_deref(), Some("resolved" | "postmortem" | "completed"));
+    let old_timeline = match incident.incident_updates.as_slice() {
+        [only] => only.body.as_deref().and_then(|body| {
+            let near = incident.started_at.unwrap_or(incident.created_at);
+            timeline::split(body, near, done && !maintenance)
+        }),
+        _ => None,
+    };
+    let updates: Vec<Update> = incident
         .incident_updates
         .into_iter()
         .map(|update| {
@@ -137,6 +148,10 @@ fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imp
             }
         })
         .collect();
+    // A timeline split from one list ends where its last entry is, not where the list was
+    // filed.
+    let last = old_timeline.as_ref().and_then(|u| u.last()).map(|u| u.at);
+    let updates = old_timeline.unwrap_or(updates);
     let (started, resolved, extra) = if maintenance {
         // A maintenance runs in its window; the window itself is kept as data.
         let window = serde_json::json!({
@@ -155,7 +170,7 @@ fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imp
     } else {
         (
             incident.started_at.unwrap_or(incident.created_at),
-            incident.resolved_at,
+            incident.resolved_at.map(|end| end.max(last.unwrap_or(end))),
             None,
         )
     };
