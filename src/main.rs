@@ -96,6 +96,12 @@ enum Command {
         /// Seconds a request may take, answer included.
         #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
         timeout: u64,
+        /// Milliseconds to wait between two requests to one host.
+        #[arg(long, value_name = "MS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=60_000))]
+        delay: u64,
+        /// Walk each provider's whole history again, fetching every incident it lists anew (the first sync of a provider walks it anyway).
+        #[arg(long)]
+        history: bool,
         /// Where to keep what the servers said (ETag, Last-Modified) for conditional requests (default: .outages-cache/).
         #[arg(long, value_name = "DIR")]
         cache_dir: Option<PathBuf>,
@@ -200,6 +206,8 @@ fn main() -> ExitCode {
             dry_run,
             jobs,
             timeout,
+            delay,
+            history,
             cache_dir,
             site,
         } => {
@@ -216,6 +224,8 @@ fn main() -> ExitCode {
                     timeout: Duration::from_secs(timeout),
                     ..Default::default()
                 },
+                delay: Duration::from_millis(delay),
+                history,
             };
             return sync(&options);
         }
@@ -366,7 +376,9 @@ const SOME_FAILED: u8 = 3;
 
 /// Runs a sync, printing each provider as it is done, then the summary.
 fn sync(options: &sync::Options) -> ExitCode {
-    let progress = bar("{spinner} syncing {pos}/{len} providers [{bar:30}] {eta}");
+    let progress = bar(
+        "{spinner} syncing {pos}/{len} providers and incidents of their history [{bar:30}] {eta}",
+    );
     let result = sync::run(options, &progress, |synced| {
         progress.suspend(|| match synced.result {
             Ok(_) => println!("{synced}"),

@@ -191,6 +191,16 @@ impl Index {
         }
     }
 
+    /// Whether the archive holds the incident `source` names, as a file of any provider or
+    /// as one `provider`'s user took over: what an import would find, so need not fetch.
+    pub fn holds(&self, provider: &Slug, source: &Source) -> bool {
+        self.by_source
+            .contains_key(&(source.kind.clone(), source.id.clone()))
+            || self
+                .taken_over
+                .contains_key(&(provider.to_string(), source.id.clone()))
+    }
+
     /// The providers whose files `provider`'s sources may write: itself, and those whose
     /// `_index.md` names the same status page.
     fn kin(&self, provider: &Slug) -> BTreeSet<Slug> {

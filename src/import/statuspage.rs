@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::{Imported, identity, timeline};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Status, Timestamp, Update, WebUrl};
+use crate::model::{Impact, Source, Status, Timestamp, Update, WebUrl};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -114,6 +114,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
     })
 }
 
+/// Who the Statuspage incident `code` is, as the archive finds it.
+pub fn source_of(code: &str) -> Source {
+    identity("statuspage", code)
+}
+
 fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imported {
     let impact = match incident.impact.as_deref().and_then(Impact::parse) {
         _ if maintenance => Impact::Maintenance,
@@ -122,7 +127,10 @@ fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imp
     };
     let mut components: Vec<String> = incident.components.into_iter().map(|c| c.name).collect();
     let done = incident.resolved_at.is_some()
-        || matches!(incident.status.as_deref(), Some("resolved" | "postmortem" | "completed"));
+        || matches!(
+            incident.status.as_deref(),
+            Some("resolved" | "postmortem" | "completed")
+        );
     let old_timeline = match incident.incident_updates.as_slice() {
         [only] => only.body.as_deref().and_then(|body| {
             let near = incident.started_at.unwrap_or(incident.created_at);
@@ -180,7 +188,7 @@ fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imp
         .filter(|url| WebUrl::parse(url).is_some())
         .or(incident.shortlink);
     Imported {
-        source: identity("statuspage", &incident.id),
+        source: source_of(&incident.id),
         legacy: None,
         title: incident.name,
         started,

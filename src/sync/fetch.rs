@@ -269,6 +269,33 @@ impl Client {
     }
 }
 
+/// A client's requests to one host, one at a time with a pause between them, so a long
+/// walk of a history does not weigh on the server.
+pub struct Paced<'a> {
+    client: &'a Client,
+    delay: Duration,
+    asked: bool,
+}
+
+impl<'a> Paced<'a> {
+    pub fn new(client: &'a Client, delay: Duration) -> Paced<'a> {
+        Paced {
+            client,
+            delay,
+            asked: false,
+        }
+    }
+
+    /// [`Client::get`], after the pause when a request went before.
+    pub async fn get(&mut self, url: &Url, known: Option<&Validators>) -> Result<Fetched, Failure> {
+        if self.asked && !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
+        self.asked = true;
+        self.client.get(url, known).await
+    }
+}
+
 fn header_value(text: &str) -> Option<HeaderValue> {
     HeaderValue::from_str(text).ok()
 }

@@ -7,8 +7,15 @@
 //! a provider's files or none. A provider that fails is reported and the others go on. The
 //! servers' validators are kept in the cache folder ([`state`]) only once what they vouch
 //! for is written.
+//!
+//! The first sync of a provider also walks its whole [`history`]: every incident the archive
+//! lacks is fetched, a pause between requests, and written as it comes, [`BATCH`] at a time,
+//! each batch all or nothing, so a sync stopped half way loses nothing it wrote and the next
+//! one fetches only the rest. Once the walk ends with every incident in, later syncs read
+//! only the latest incidents.
 
 pub mod fetch;
+pub mod history;
 pub mod providers;
 pub mod state;
 
@@ -16,6 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use indicatif::ProgressBar;
 use reqwest::Url;
@@ -23,9 +31,12 @@ use reqwest::Url;
 use crate::content::source::decode_text;
 use crate::diagnostics::{Diagnostic, Diagnostics, count};
 use crate::import::{self, Change, Mode, Outcome, statuspage};
-use fetch::{Client, Failure, Fetched, Limits, Validators};
+use crate::model::Slug;
+use fetch::{Client, Failure, Fetched, Limits, Paced, Validators};
+use history::Stopped;
 use providers::Followed;
 use state::State;
+use tokio::sync::{mpsc, oneshot};
 
 /// The Statuspage v2 endpoints a sync reads, under the status page's address.
 pub const ENDPOINTS: [&str; 2] = [
@@ -44,7 +55,17 @@ pub struct Options {
     pub limits: Limits,
     /// Where the validators are kept (the build cache's folder).
     pub state_dir: PathBuf,
+    /// The pause between two requests to one host.
+    pub delay: Duration,
+    /// Walk every provider's history again, each incident it lists fetched anew.
+    pub history: bool,
 }
+
+/// Incidents of a history written at once, all or none.
+pub const BATCH: usize = 50;
+
+/// A progress line is told each time so many more incidents of a history are fetched.
+const PROGRESS_EVERY: usize = 100;
 
 /// Why a sync did nothing at all.
 #[derive(Debug)]
@@ -101,11 +122,45 @@ impl Summary {
     }
 }
 
-/// A provider and what its endpoints said last time, in [`ENDPOINTS`] order.
-type Asked = (Followed, Vec<Option<Validators>>);
+/// A provider, what its endpoints said last time (in [`ENDPOINTS`] order), and whether its
+/// history is to be walked.
+type Asked = (Followed, Vec<Option<Validators>>, bool);
 
 /// What one provider's endpoints answered: `(url, answer)` in [`ENDPOINTS`] order.
 type Answers = Result<Vec<(Url, Fetched)>, Failure>;
+
+/// What a provider's fetching task tells the merging thread, in this order.
+enum Message {
+    /// What the endpoints answered, and whether the history's walk follows.
+    Answers(Followed, Answers, bool),
+    /// The codes the history lists; the answer is those to fetch.
+    Listed {
+        slug: Slug,
+        codes: Vec<String>,
+        reply: oneshot::Sender<Vec<String>>,
+    },
+    /// An incident of the history, whole.
+    Incident {
+        slug: Slug,
+        url: Url,
+        bytes: Vec<u8>,
+    },
+    /// The walk of the history ended, at its end or not.
+    Walked {
+        slug: Slug,
+        result: Result<(), Stopped>,
+    },
+}
+
+/// A provider whose history is being read, and what it has come to so far.
+struct Walking {
+    provider: Followed,
+    done: Result<Done, Failed>,
+    /// Fetched and not yet written.
+    batch: Vec<(Url, Vec<u8>)>,
+    fetched: usize,
+    wanted: usize,
+}
 
 /// Runs a sync; `each` hears of every provider as it is done.
 pub fn run(
@@ -148,13 +203,15 @@ pub fn run(
             .iter()
             .map(|path| state.get(provider.endpoint(path).as_str()).cloned())
             .collect();
+        let walk = options.history || !state.has_history(history_key(&provider).as_str());
         hosts
             .entry(provider.host())
             .or_default()
-            .push((provider, known));
+            .push((provider, known, walk));
     }
-    let (sender, mut receiver) = tokio::sync::mpsc::channel::<(Followed, Answers)>(options.jobs);
+    let (sender, mut receiver) = mpsc::channel::<Message>(options.jobs.max(1));
     let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
+    let delay = options.delay;
     for (_, group) in hosts {
         let (client, sender, permits) = (client.clone(), sender.clone(), permits.clone());
         runtime.spawn(async move {
@@ -162,10 +219,23 @@ pub fn run(
                 return;
             };
             // One request at a time to a host, whichever provider it is for.
-            for (provider, known) in group {
-                let answers = fetch_all(&client, &provider, &known).await;
-                if sender.send((provider, answers)).await.is_err() {
+            let mut paced = Paced::new(&client, delay);
+            for (provider, known, walk) in group {
+                let answers = fetch_all(&mut paced, &provider, &known).await;
+                let walk = walk && answers.is_ok();
+                let slug = provider.slug.clone();
+                if sender
+                    .send(Message::Answers(provider.clone(), answers, walk))
+                    .await
+                    .is_err()
+                {
                     return;
+                }
+                if walk {
+                    let result = walk_history(&mut paced, &provider, &sender).await;
+                    if sender.send(Message::Walked { slug, result }).await.is_err() {
+                        return;
+                    }
                 }
             }
         });
@@ -176,12 +246,83 @@ pub fn run(
         writer: &writer,
         index: None,
     };
-    while let Some((provider, answers)) = receiver.blocking_recv() {
-        pending.remove(provider.slug.as_str());
-        let synced = merge(options, &mut archive, &mut state, provider, answers);
+    let mut walking: BTreeMap<Slug, Walking> = BTreeMap::new();
+    let mut finish = |synced: Synced, summary: &mut Summary| {
+        pending.remove(synced.provider.as_str());
         each(&synced);
         progress.inc(1);
         summary.synced.push(synced);
+    };
+    while let Some(message) = receiver.blocking_recv() {
+        match message {
+            Message::Answers(provider, answers, walks) => {
+                let done = answers.map_err(Failed::Fetch).and_then(|answers| {
+                    merge_answers(options, &mut archive, &mut state, &provider, answers)
+                });
+                if walks {
+                    let walk = Walking {
+                        provider,
+                        done,
+                        batch: Vec::new(),
+                        fetched: 0,
+                        wanted: 0,
+                    };
+                    walking.insert(walk.provider.slug.clone(), walk);
+                } else {
+                    let synced = Synced {
+                        provider: provider.slug.to_string(),
+                        result: done,
+                        mode: options.mode,
+                    };
+                    finish(synced, &mut summary);
+                }
+            }
+            Message::Listed { slug, codes, reply } => {
+                let wanted = match walking.get_mut(&slug) {
+                    Some(walk) => wanted(options, &mut archive, walk, codes),
+                    None => Vec::new(),
+                };
+                progress.inc_length(wanted.len() as u64);
+                // A task that has gone has nothing left to fetch.
+                let _ = reply.send(wanted);
+            }
+            Message::Incident { slug, url, bytes } => {
+                let Some(walk) = walking.get_mut(&slug).filter(|w| w.done.is_ok()) else {
+                    continue;
+                };
+                walk.batch.push((url, bytes));
+                walk.fetched = walk.fetched.saturating_add(1);
+                progress.inc(1);
+                if walk.fetched % PROGRESS_EVERY == 0 {
+                    let (fetched, wanted) = (walk.fetched, walk.wanted);
+                    progress.suspend(|| {
+                        eprintln!("{slug}: {fetched} of {wanted} incidents of its history fetched")
+                    });
+                }
+                if walk.batch.len() >= BATCH {
+                    write_batch(options, &mut archive, walk);
+                }
+            }
+            Message::Walked { slug, result } => {
+                let Some(mut walk) = walking.remove(&slug) else {
+                    continue;
+                };
+                write_batch(options, &mut archive, &mut walk);
+                match (result, walk.done.is_ok()) {
+                    (Ok(()), true) if options.mode == Mode::Write => {
+                        state.finish_history(history_key(&walk.provider).as_str());
+                    }
+                    (Err(stopped), true) => walk.done = Err(cut_short(stopped, walk.fetched)),
+                    _ => {}
+                }
+                let synced = Synced {
+                    provider: slug.to_string(),
+                    result: walk.done,
+                    mode: options.mode,
+                };
+                finish(synced, &mut summary);
+            }
+        }
     }
     // A fetch that stopped without an answer (it cannot, short of a bug) still counts.
     for provider in pending {
@@ -208,31 +349,168 @@ pub fn run(
     Ok(summary)
 }
 
-async fn fetch_all(client: &Client, provider: &Followed, known: &[Option<Validators>]) -> Answers {
+/// Fetches the provider's [`ENDPOINTS`], asking "changed since?" of each.
+async fn fetch_all(
+    paced: &mut Paced<'_>,
+    provider: &Followed,
+    known: &[Option<Validators>],
+) -> Answers {
     let mut answers = Vec::with_capacity(ENDPOINTS.len());
     for (path, known) in ENDPOINTS.iter().zip(known) {
         let url = provider.endpoint(path);
-        let fetched = client.get(&url, known.as_ref()).await?;
+        let fetched = paced.get(&url, known.as_ref()).await?;
         answers.push((url, fetched));
     }
     Ok(answers)
 }
 
-/// Merges what one provider's endpoints gave into the archive.
-fn merge(
+/// The key under which the state remembers that a provider's history is all in.
+fn history_key(provider: &Followed) -> Url {
+    history::page_url(provider, 1)
+}
+
+/// Lists the provider's history, asks the merging thread which incidents to fetch, and
+/// sends each one back as it comes.
+async fn walk_history(
+    paced: &mut Paced<'_>,
+    provider: &Followed,
+    sender: &mpsc::Sender<Message>,
+) -> Result<(), Stopped> {
+    let codes = history::list(paced, provider).await?;
+    let (reply, answer) = oneshot::channel();
+    let slug = provider.slug.clone();
+    let listed = Message::Listed {
+        slug: slug.clone(),
+        codes,
+        reply,
+    };
+    // When the merging thread has gone, nothing is left to do.
+    if sender.send(listed).await.is_err() {
+        return Ok(());
+    }
+    let Ok(wanted) = answer.await else {
+        return Ok(());
+    };
+    for code in wanted {
+        let url = history::incident_url(provider, &code);
+        let Fetched::Body { bytes, .. } = paced.get(&url, None).await.map_err(Stopped::Fetch)?
+        else {
+            continue;
+        };
+        let slug = slug.clone();
+        if sender
+            .send(Message::Incident { slug, url, bytes })
+            .await
+            .is_err()
+        {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Of the codes a history lists, those to fetch: the ones the archive lacks, or all of them
+/// when the whole history is asked for again.
+fn wanted(
     options: &Options,
     archive: &mut Archive,
-    state: &mut State,
-    provider: Followed,
-    answers: Answers,
-) -> Synced {
-    let result = answers
-        .map_err(Failed::Fetch)
-        .and_then(|answers| merge_answers(options, archive, state, &provider, answers));
-    Synced {
-        provider: provider.slug.to_string(),
-        result,
-        mode: options.mode,
+    walk: &mut Walking,
+    codes: Vec<String>,
+) -> Vec<String> {
+    if walk.done.is_err() {
+        return Vec::new();
+    }
+    let slug = &walk.provider.slug;
+    let wanted: Vec<String> = match archive.index() {
+        Ok(_) if options.history => codes,
+        Ok(index) => codes
+            .into_iter()
+            .filter(|code| !index.holds(slug, &statuspage::source_of(code)))
+            .collect(),
+        Err(problems) => {
+            walk.done = Err(Failed::Content(problems));
+            Vec::new()
+        }
+    };
+    walk.wanted = wanted.len();
+    wanted
+}
+
+/// Writes the incidents of a history fetched so far, all or none; a batch that cannot be
+/// written fails the provider, and what it held is fetched again next time.
+fn write_batch(options: &Options, archive: &mut Archive, walk: &mut Walking) {
+    let batch = std::mem::take(&mut walk.batch);
+    let Some((first, _)) = batch.first() else {
+        return;
+    };
+    if walk.done.is_err() {
+        return;
+    }
+    let origin = PathBuf::from(first.as_str());
+    let mut incidents = Vec::new();
+    let mut problems = Vec::new();
+    for (url, bytes) in batch {
+        let origin = PathBuf::from(url.as_str());
+        match decode_text(bytes)
+            .map_err(|e| e.into_diagnostic(&origin))
+            .and_then(|text| statuspage::parse(&origin, &text))
+        {
+            Ok(parsed) => incidents.extend(parsed.incidents),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    let writer = archive.writer;
+    let written = match problems.is_empty() {
+        true => archive.index().and_then(|index| {
+            import::merge(
+                writer,
+                index,
+                &walk.provider.slug,
+                &origin,
+                incidents,
+                options.mode,
+            )
+        }),
+        false => Err(problems),
+    };
+    walk.done = match (
+        std::mem::replace(&mut walk.done, Ok(Done::NotModified)),
+        written,
+    ) {
+        (
+            Ok(Done::Merged {
+                mut outcomes,
+                named,
+            }),
+            Ok(more),
+        ) => {
+            outcomes.extend(more);
+            Ok(Done::Merged { outcomes, named })
+        }
+        (Ok(_), Ok(outcomes)) => Ok(Done::Merged {
+            outcomes,
+            named: None,
+        }),
+        (_, Err(problems)) => Err(Failed::Content(problems)),
+        (Err(failed), _) => Err(failed),
+    };
+}
+
+/// Why a provider failed when the walk of its history stopped short, and that what was
+/// fetched before is in.
+fn cut_short(stopped: Stopped, fetched: usize) -> Failed {
+    let hint = format!(
+        "the {} of its history fetched before are written; the next sync fetches the rest",
+        count(fetched, "incident")
+    );
+    match stopped {
+        Stopped::Fetch(failure) => Failed::Fetch(Failure {
+            hint: Some(hint),
+            ..failure
+        }),
+        Stopped::Content { url, reason } => Failed::Content(vec![
+            Diagnostic::file(PathBuf::from(url.as_str()), reason).with_hint(hint),
+        ]),
     }
 }
 

@@ -1,8 +1,10 @@
-//! What `sync` remembers between runs: each URL's validators (`ETag`, `Last-Modified`),
-//! in `sync.json` of the cache folder, never in `content/`. Losing it costs one full fetch
-//! of each page, nothing else, so a damaged file is set aside with a warning.
+//! What `sync` remembers between runs: each URL's validators (`ETag`, `Last-Modified`), and
+//! the status pages whose whole history is in the archive, in `sync.json` of the cache
+//! folder, never in `content/`. Losing it costs one full fetch of each page and one walk of
+//! each history (which fetches only what the archive lacks), nothing else, so a damaged
+//! file is set aside with a warning.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::Path;
 
@@ -18,6 +20,9 @@ pub struct State {
     version: u32,
     /// By URL.
     validators: BTreeMap<String, Validators>,
+    /// The status pages (their history's first page) whose every listed incident is in.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    histories: BTreeSet<String>,
 }
 
 impl State {
@@ -49,11 +54,22 @@ impl State {
         };
     }
 
+    /// Whether the history starting at `url` was read to its end, every incident written.
+    pub fn has_history(&self, url: &str) -> bool {
+        self.histories.contains(url)
+    }
+
+    /// Remembers that the history at `url` is all in, so later syncs do not walk it.
+    pub fn finish_history(&mut self, url: &str) {
+        self.histories.insert(url.to_string());
+    }
+
     /// Writes the state into `dir`, aside first, then renamed over the old one.
     pub fn save(&self, dir: &Path) -> io::Result<()> {
         let state = State {
             version: VERSION,
             validators: self.validators.clone(),
+            histories: self.histories.clone(),
         };
         let mut text = serde_json::to_string_pretty(&state).map_err(io::Error::other)?;
         text.push('\n');
@@ -83,11 +99,14 @@ mod tests {
         state.set("https://a/x.json", Some(etag.clone()));
         state.set("https://a/y.json", Some(etag.clone()));
         state.set("https://a/y.json", None);
+        state.finish_history("https://a/history.json?page=1");
         state.save(dir.path()).unwrap();
         let (read, warning) = State::load(dir.path());
         assert_eq!(warning, None);
         assert_eq!(read.get("https://a/x.json"), Some(&etag));
         assert_eq!(read.get("https://a/y.json"), None);
+        assert!(read.has_history("https://a/history.json?page=1"));
+        assert!(!read.has_history("https://b/history.json?page=1"));
         assert!(dir.path().join("CACHEDIR.TAG").exists());
         std::fs::write(dir.path().join(FILE), "{not json").unwrap();
         let (read, warning) = State::load(dir.path());

@@ -3,10 +3,11 @@
 //! timeouts, caps and redirects, each failure local to its provider. No test touches the
 //! internet.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::common::status_page::{
-    Reply, Server, add, content, empty_site, json, payload, refused, run, sync,
+    Reply, Server, add, content, empty_site, json, payload, real_incidents, refused, run, sync,
 };
 use crate::common::{Site, stderr};
 
@@ -108,7 +109,12 @@ fn a_new_user_adds_two_providers_syncs_and_a_second_sync_changes_nothing() {
             .all(|a| a.starts_with(concat!("outages/", env!("CARGO_PKG_VERSION")))),
         "{agents:?}"
     );
-    let conditional: Vec<_> = server.seen("github").into_iter().skip(2).collect();
+    let conditional: Vec<_> = server
+        .seen("github")
+        .into_iter()
+        .filter(|(path, _)| path.contains("/api/v2/"))
+        .skip(2)
+        .collect();
     assert_eq!(conditional.len(), 2);
     for (path, tag) in &conditional {
         assert!(tag.is_some(), "{path} was asked without If-None-Match");
@@ -302,7 +308,11 @@ fn providers_on_one_host_are_fetched_one_request_at_a_time() {
     let out = sync(&site, &["--jobs", "8"]);
     assert!(out.contains("synced 3 of 3 providers"), "{out}");
     let book = server.book.lock().unwrap();
-    assert_eq!(book.seen.len(), 6);
+    assert_eq!(
+        book.seen.len(),
+        9,
+        "two endpoints and the history's first page each"
+    );
     assert_eq!(book.most_in_flight, 1, "one host, one request at a time");
 }
 
@@ -531,4 +541,164 @@ fn a_page_that_gives_dates_is_asked_if_modified_since() {
     assert!(sync(&site, &[]).contains("dated: 1 new"));
     let again = sync(&site, &[]);
     assert!(again.contains("dated: unchanged (304)"), "{again}");
+}
+
+/// The paths of the incidents fetched whole, in the order asked.
+fn fetched_whole(server: &Server, prefix: &str) -> Vec<String> {
+    server
+        .seen(prefix)
+        .into_iter()
+        .map(|(path, _)| path)
+        .filter(|path| path.contains("/api/v2/incidents/"))
+        .collect()
+}
+
+/// The incident files of `provider`, by the Statuspage code each holds.
+fn files_by_code(site: &Site, provider: &str) -> BTreeMap<String, Vec<String>> {
+    let mut by_code: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (path, bytes) in content(site) {
+        if !path.starts_with(&format!("{provider}/")) || path.ends_with("_index.md") {
+            continue;
+        }
+        let text = String::from_utf8(bytes).unwrap();
+        let id = text
+            .lines()
+            .find_map(|line| line.strip_prefix("  id: "))
+            .unwrap_or_else(|| panic!("{path} has no source id:\n{text}"));
+        by_code
+            .entry(id.trim_matches('"').to_string())
+            .or_default()
+            .push(path);
+    }
+    by_code
+}
+
+/// A GitHub whose history lists the real incidents of the fixtures, three pages of four,
+/// and whose `incidents.json` gives the newest of them.
+fn github_with_history(server: &Server) -> Vec<String> {
+    let real = real_incidents();
+    let latest = serde_json::json!({ "page": real[0]["page"], "incidents": [real[0]["incident"]] })
+        .to_string();
+    server.provider(
+        "github",
+        vec![json(&latest, "l")],
+        vec![json("{\"scheduled_maintenances\": []}", "m")],
+    );
+    let pages: Vec<Vec<serde_json::Value>> = real.chunks(4).map(<[_]>::to_vec).collect();
+    server.history("github", &pages);
+    real.iter()
+        .map(|i| i["incident"]["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_first_sync_reads_the_whole_history_and_the_next_ones_do_not() {
+    let server = Server::start();
+    let codes = github_with_history(&server);
+    assert_eq!(codes.len(), 12);
+    let site = empty_site();
+    add(&site, &["github", &server.page("github")]);
+    let first = sync(&site, &["--delay", "0"]);
+    assert!(first.contains("github: 12 new, 0 updated"), "{first}");
+    let held = files_by_code(&site, "github");
+    assert_eq!(held.len(), codes.len(), "{held:?}");
+    assert!(held.values().all(|files| files.len() == 1), "{held:?}");
+    // The latest came with incidents.json: only the other eleven were fetched whole.
+    let whole = fetched_whole(&server, "github");
+    assert_eq!(whole.len(), 11, "{whole:?}");
+    assert!(!whole.iter().any(|p| p.contains(&codes[0])), "{whole:?}");
+    let pages = |server: &Server| {
+        server
+            .seen("github")
+            .iter()
+            .filter(|(path, _)| path.contains("/history.json"))
+            .count()
+    };
+    assert_eq!(pages(&server), 4, "three pages and the empty one after");
+
+    // The history is in: the next sync asks only the latest, and changes no byte.
+    let before = content(&site);
+    let second = sync(&site, &["--delay", "0"]);
+    assert!(second.contains("github: unchanged (304)"), "{second}");
+    assert_eq!(content(&site), before);
+    assert_eq!(fetched_whole(&server, "github").len(), 11);
+    assert_eq!(pages(&server), 4);
+
+    // Asked for, the whole history is read again, and the files are as they were.
+    let again = sync(&site, &["--delay", "0", "--history"]);
+    assert!(
+        again.contains("github: 0 new, 0 updated, 12 unchanged"),
+        "{again}"
+    );
+    assert_eq!(fetched_whole(&server, "github").len(), 11 + 12);
+    assert_eq!(content(&site), before);
+
+    site.build(&[]);
+    assert_eq!(site.rows("github/index.html"), 12);
+    let (check, _) = run(&site, &["check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+}
+
+#[test]
+fn a_sync_stopped_half_way_is_finished_by_the_next_which_fetches_only_the_rest() {
+    let server = Server::start();
+    let codes = github_with_history(&server);
+    server.book.lock().unwrap().fail_after = Some(("/api/v2/incidents/".into(), 5));
+    let site = empty_site();
+    add(&site, &["github", &server.page("github")]);
+    let (output, stdout) = run(&site, &["sync", "--delay", "0"]);
+    let errors = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{stdout}\n{errors}");
+    assert!(errors.contains("HTTP 500"), "{errors}");
+    assert!(
+        errors.contains("the 5 incidents of its history fetched before are written"),
+        "{errors}"
+    );
+    let first: Vec<String> = fetched_whole(&server, "github");
+    let got: Vec<&String> = first[..5].iter().collect();
+    assert_eq!(files_by_code(&site, "github").len(), 1 + 5);
+
+    server.book.lock().unwrap().fail_after = None;
+    let out = sync(&site, &["--delay", "0"]);
+    assert!(out.contains("github: 6 new"), "{out}");
+    let second = &fetched_whole(&server, "github")[first.len()..];
+    assert_eq!(second.len(), 6, "{second:?}");
+    assert!(second.iter().all(|p| !got.contains(&p)), "{second:?}");
+    let held = files_by_code(&site, "github");
+    assert_eq!(held.len(), codes.len(), "{held:?}");
+    assert!(held.values().all(|files| files.len() == 1), "{held:?}");
+    // Now the history is in: the next sync does not walk it.
+    let before = server.seen("github").len();
+    sync(&site, &["--delay", "0"]);
+    assert_eq!(server.seen("github").len(), before + 2);
+}
+
+#[test]
+fn an_old_timeline_becomes_one_update_per_entry() {
+    let server = Server::start();
+    github_with_history(&server);
+    let site = empty_site();
+    add(&site, &["github", &server.page("github")]);
+    sync(&site, &["--delay", "0"]);
+    let held = files_by_code(&site, "github");
+    let path = &held["lnrxw0q67yzx"][0];
+    let text = std::fs::read_to_string(site.path("content").join(path)).unwrap();
+    let headings: Vec<&str> = text.lines().filter(|l| l.starts_with("### ")).collect();
+    assert_eq!(headings.len(), 11, "{text}");
+    assert_eq!(headings[0], "### 2016-01-28T00:32:02Z: update");
+    assert_eq!(headings[10], "### 2016-01-28T04:23:50Z: resolved");
+    assert!(!text.contains("<li>"), "{text}");
+    assert!(text.contains("resolved: 2016-01-28T04:23:50Z"), "{text}");
+
+    site.build(&[]);
+    let slug = path.trim_start_matches("github/").trim_end_matches(".md");
+    let api: serde_json::Value =
+        serde_json::from_str(&site.read(&format!("api/v1/github/{slug}.json"))).unwrap();
+    let updates = api["updates"].as_array().unwrap();
+    assert_eq!(updates.len(), 11, "{api}");
+    assert_eq!(updates[3]["status"], "update");
+    assert_eq!(updates[10]["status"], "resolved");
+    let page = site.read(&format!("github/{slug}/index.html"));
+    assert!(page.contains("Everything operating normally."), "{page}");
+    assert!(!page.contains("&lt;li&gt;"), "{page}");
 }

@@ -22,6 +22,22 @@ pub fn payload(name: &str) -> String {
     std::fs::read_to_string(format!("{DATA}/{name}")).unwrap()
 }
 
+/// The real incidents of `tests/fixtures/statuspage/incidents/` (each as
+/// `api/v2/incidents/<code>.json` answers it), newest first.
+pub fn real_incidents() -> Vec<serde_json::Value> {
+    let mut all: Vec<serde_json::Value> = std::fs::read_dir(format!("{DATA}/incidents"))
+        .unwrap()
+        .map(|entry| {
+            serde_json::from_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap()).unwrap()
+        })
+        .collect();
+    all.sort_by(|a, b| {
+        let at = |v: &serde_json::Value| v["incident"]["created_at"].as_str().unwrap().to_string();
+        at(b).cmp(&at(a))
+    });
+    all
+}
+
 /// How the server answers one path, in turn; the last answer repeats.
 #[derive(Clone)]
 pub enum Reply {
@@ -62,6 +78,9 @@ pub struct Book {
     pub agents: Vec<String>,
     pub in_flight: usize,
     pub most_in_flight: usize,
+    /// Requests whose path holds the text, after so many of them, answer 500: a server
+    /// that gives out half way.
+    pub fail_after: Option<(String, usize)>,
 }
 
 /// A status page server on a free port of 127.0.0.1, on its own runtime.
@@ -105,10 +124,51 @@ impl Server {
         self.book.lock().unwrap().replies.insert(path, replies);
     }
 
-    /// A provider whose incidents and maintenances answer as given.
+    /// A provider whose incidents and maintenances answer as given, with a history that
+    /// lists nothing (until [`Server::history`] says otherwise).
     pub fn provider(&self, prefix: &str, incidents: Vec<Reply>, maintenances: Vec<Reply>) {
         self.on(prefix, "incidents.json", incidents);
         self.on(prefix, "scheduled-maintenances.json", maintenances);
+        let empty = json("{\"months\": []}", "h");
+        let path = format!("/{prefix}/history.json");
+        self.book.lock().unwrap().replies.insert(path, vec![empty]);
+    }
+
+    /// A history of these pages (`history.json?page=1`, 2…), each listing these incidents
+    /// (`api/v2/incidents/<code>.json` answers each whole), in the shape Statuspage gives:
+    /// months, newest first; the page after the last lists no month.
+    pub fn history(&self, prefix: &str, pages: &[Vec<serde_json::Value>]) {
+        let mut book = self.book.lock().unwrap();
+        for (n, incidents) in pages.iter().enumerate() {
+            let mut months: Vec<serde_json::Value> = Vec::new();
+            for incident in incidents {
+                let inner = &incident["incident"];
+                let at = inner["created_at"].as_str().unwrap();
+                let (year, month) = (&at[..4], &at[5..7]);
+                let listed = serde_json::json!({
+                    "code": inner["id"], "name": inner["name"], "impact": inner["impact"],
+                    "message": "", "timestamp": at,
+                });
+                let same = months
+                    .last_mut()
+                    .filter(|m| m["year"] == year.parse::<u32>().unwrap() && m["name"] == month);
+                match same {
+                    Some(m) => m["incidents"].as_array_mut().unwrap().push(listed),
+                    None => months.push(serde_json::json!({
+                        "name": month, "year": year.parse::<u32>().unwrap(),
+                        "incidents": [listed],
+                    })),
+                }
+                let code = inner["id"].as_str().unwrap();
+                let path = format!("/{prefix}/api/v2/incidents/{code}.json");
+                book.replies
+                    .insert(path, vec![json(&incident.to_string(), code)]);
+            }
+            let page = serde_json::json!({ "months": months }).to_string();
+            let path = format!("/{prefix}/history.json?page={}", n + 1);
+            book.replies
+                .insert(path, vec![json(&page, &format!("p{n}"))]);
+        }
     }
 
     /// The requests so far for paths under `/<prefix>/`, with their If-None-Match.
@@ -126,7 +186,11 @@ impl Server {
 }
 
 async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Response {
-    let path = request.uri().path().to_string();
+    let path = match request.uri().query() {
+        Some(query) => format!("{}?{query}", request.uri().path()),
+        None => request.uri().path().to_string(),
+    };
+    let bare = request.uri().path().to_string();
     // Read before any await: a request is not to be held across one.
     let (tag, since, agent) = {
         let header = |name| {
@@ -147,7 +211,22 @@ async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Respo
         book.agents.push(agent);
         book.in_flight += 1;
         book.most_in_flight = book.most_in_flight.max(book.in_flight);
-        match book.replies.get_mut(&path) {
+        let failing = match &mut book.fail_after {
+            Some((part, left)) if path.contains(part.as_str()) => match left.checked_sub(1) {
+                Some(fewer) => {
+                    *left = fewer;
+                    false
+                }
+                None => true,
+            },
+            _ => false,
+        };
+        let key = match book.replies.contains_key(&path) {
+            true => path.clone(),
+            false => bare,
+        };
+        match book.replies.get_mut(&key) {
+            _ if failing => Some(Reply::Status(500)),
             Some(replies) if replies.len() > 1 => Some(replies.remove(0)),
             Some(replies) => replies.first().cloned(),
             None => None,
