@@ -643,7 +643,7 @@ fn the_first_sync_reads_the_whole_history_and_the_next_ones_do_not() {
 fn a_sync_stopped_half_way_is_finished_by_the_next_which_fetches_only_the_rest() {
     let server = Server::start();
     let codes = github_with_history(&server);
-    server.book.lock().unwrap().fail_after = Some(("/api/v2/incidents/".into(), 5));
+    server.book.lock().unwrap().cut = Some(("/api/v2/incidents/".into(), 5, Reply::Status(500)));
     let site = empty_site();
     add(&site, &["github", &server.page("github")]);
     let (output, stdout) = run(&site, &["sync", "--delay", "0"]);
@@ -658,7 +658,7 @@ fn a_sync_stopped_half_way_is_finished_by_the_next_which_fetches_only_the_rest()
     let got: Vec<&String> = first[..5].iter().collect();
     assert_eq!(files_by_code(&site, "github").len(), 1 + 5);
 
-    server.book.lock().unwrap().fail_after = None;
+    server.book.lock().unwrap().cut = None;
     let out = sync(&site, &["--delay", "0"]);
     assert!(out.contains("github: 6 new"), "{out}");
     let second = &fetched_whole(&server, "github")[first.len()..];
@@ -701,4 +701,89 @@ fn an_old_timeline_becomes_one_update_per_entry() {
     let page = site.read(&format!("github/{slug}/index.html"));
     assert!(page.contains("Everything operating normally."), "{page}");
     assert!(!page.contains("&lt;li&gt;"), "{page}");
+}
+
+/// A sync killed half way through a long history (120 incidents, written 50 at a time)
+/// keeps what it wrote; run again, it fetches only the rest, and tells each hundred.
+#[test]
+fn a_sync_killed_half_way_keeps_its_batches_and_the_next_fetches_only_the_rest() {
+    let server = Server::start();
+    let real = real_incidents();
+    let many: Vec<serde_json::Value> = (0..120)
+        .map(|i| {
+            let mut incident = real[0].clone();
+            incident["incident"]["id"] = format!("h{i:03}").into();
+            incident["incident"]["name"] = format!("Incident number {i}").into();
+            incident
+        })
+        .collect();
+    let empty = "{\"incidents\": [], \"scheduled_maintenances\": []}";
+    server.provider("github", vec![json(empty, "l")], vec![json(empty, "m")]);
+    let pages: Vec<Vec<serde_json::Value>> = many.chunks(30).map(<[_]>::to_vec).collect();
+    server.history("github", &pages);
+    // After 75 incidents the server stops answering, and the sync is killed.
+    let stall = Reply::Slow(Duration::from_secs(60));
+    server.book.lock().unwrap().cut = Some(("/api/v2/incidents/".into(), 75, stall));
+    let site = empty_site();
+    add(
+        &site,
+        &["github", &server.page("github"), "--name", "GitHub"],
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_outages"))
+        .args(["sync", "--delay", "0", "--root"])
+        .arg(site.root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while fetched_whole(&server, "github").len() <= 75 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the sync did not get far"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Time for the merging thread to write what came before the stall.
+    std::thread::sleep(Duration::from_millis(1000));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let written = files_by_code(&site, "github");
+    assert!(
+        (50..=75).contains(&written.len()),
+        "whole batches are written: {}",
+        written.len()
+    );
+
+    server.book.lock().unwrap().cut = None;
+    let asked = fetched_whole(&server, "github").len();
+    let (output, stdout) = run(&site, &["sync", "--delay", "0"]);
+    assert!(output.status.success(), "{stdout}\n{}", stderr(&output));
+    let again = &fetched_whole(&server, "github")[asked..];
+    assert_eq!(again.len(), 120 - written.len(), "{again:?}");
+    assert!(
+        again
+            .iter()
+            .all(|path| !written.keys().any(|code| path.contains(code.as_str()))),
+        "{again:?}"
+    );
+    let held = files_by_code(&site, "github");
+    assert_eq!(held.len(), 120);
+    assert!(held.values().all(|files| files.len() == 1), "{held:?}");
+    let (check, _) = run(&site, &["check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    // From scratch, the hundredth is told on stderr.
+    let fresh = empty_site();
+    add(
+        &fresh,
+        &["github", &server.page("github"), "--name", "GitHub"],
+    );
+    let (output, _) = run(&fresh, &["sync", "--delay", "0"]);
+    let errors = stderr(&output);
+    assert!(
+        errors.contains("github: 100 of 120 incidents of its history fetched"),
+        "{errors}"
+    );
+    assert!(!errors.contains("200 of"), "{errors}");
 }

@@ -78,9 +78,9 @@ pub struct Book {
     pub agents: Vec<String>,
     pub in_flight: usize,
     pub most_in_flight: usize,
-    /// Requests whose path holds the text, after so many of them, answer 500: a server
-    /// that gives out half way.
-    pub fail_after: Option<(String, usize)>,
+    /// Requests whose path holds the text, after so many of them, get this answer: a
+    /// server that gives out half way.
+    pub cut: Option<(String, usize, Reply)>,
 }
 
 /// A status page server on a free port of 127.0.0.1, on its own runtime.
@@ -211,22 +211,24 @@ async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Respo
         book.agents.push(agent);
         book.in_flight += 1;
         book.most_in_flight = book.most_in_flight.max(book.in_flight);
-        let failing = match &mut book.fail_after {
-            Some((part, left)) if path.contains(part.as_str()) => match left.checked_sub(1) {
-                Some(fewer) => {
-                    *left = fewer;
-                    false
+        let cut = match &mut book.cut {
+            Some((part, left, reply)) if path.contains(part.as_str()) => {
+                match left.checked_sub(1) {
+                    Some(fewer) => {
+                        *left = fewer;
+                        None
+                    }
+                    None => Some(reply.clone()),
                 }
-                None => true,
-            },
-            _ => false,
+            }
+            _ => None,
         };
         let key = match book.replies.contains_key(&path) {
             true => path.clone(),
             false => bare,
         };
         match book.replies.get_mut(&key) {
-            _ if failing => Some(Reply::Status(500)),
+            _ if cut.is_some() => cut,
             Some(replies) if replies.len() > 1 => Some(replies.remove(0)),
             Some(replies) => replies.first().cloned(),
             None => None,
