@@ -12,7 +12,8 @@
 //! lacks is fetched, a pause between requests, and written as it comes, [`BATCH`] at a time,
 //! each batch all or nothing, so a sync stopped half way loses nothing it wrote and the next
 //! one fetches only the rest. Once the walk ends with every incident in, later syncs read
-//! only the latest incidents.
+//! only the latest incidents, and go back to the history only when the oldest of those is
+//! new to the archive (the sync before was too long ago: some may lie between).
 
 pub mod fetch;
 pub mod history;
@@ -122,17 +123,16 @@ impl Summary {
     }
 }
 
-/// A provider, what its endpoints said last time (in [`ENDPOINTS`] order), and whether its
-/// history is to be walked.
-type Asked = (Followed, Vec<Option<Validators>>, bool);
+/// A provider and what its endpoints said last time, in [`ENDPOINTS`] order.
+type Asked = (Followed, Vec<Option<Validators>>);
 
 /// What one provider's endpoints answered: `(url, answer)` in [`ENDPOINTS`] order.
 type Answers = Result<Vec<(Url, Fetched)>, Failure>;
 
 /// What a provider's fetching task tells the merging thread, in this order.
 enum Message {
-    /// What the endpoints answered, and whether the history's walk follows.
-    Answers(Followed, Answers, bool),
+    /// What the endpoints answered; the answer is whether to walk the history.
+    Answers(Followed, Answers, oneshot::Sender<bool>),
     /// The codes the history lists; the answer is those to fetch.
     Listed {
         slug: Slug,
@@ -203,11 +203,10 @@ pub fn run(
             .iter()
             .map(|path| state.get(provider.endpoint(path).as_str()).cloned())
             .collect();
-        let walk = options.history || !state.has_history(history_key(&provider).as_str());
         hosts
             .entry(provider.host())
             .or_default()
-            .push((provider, known, walk));
+            .push((provider, known));
     }
     let (sender, mut receiver) = mpsc::channel::<Message>(options.jobs.max(1));
     let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
@@ -220,18 +219,18 @@ pub fn run(
             };
             // One request at a time to a host, whichever provider it is for.
             let mut paced = Paced::new(&client, delay);
-            for (provider, known, walk) in group {
+            for (provider, known) in group {
                 let answers = fetch_all(&mut paced, &provider, &known).await;
-                let walk = walk && answers.is_ok();
                 let slug = provider.slug.clone();
+                let (go, walk) = oneshot::channel();
                 if sender
-                    .send(Message::Answers(provider.clone(), answers, walk))
+                    .send(Message::Answers(provider.clone(), answers, go))
                     .await
                     .is_err()
                 {
                     return;
                 }
-                if walk {
+                if walk.await.unwrap_or(false) {
                     let result = walk_history(&mut paced, &provider, &sender).await;
                     if sender.send(Message::Walked { slug, result }).await.is_err() {
                         return;
@@ -255,10 +254,20 @@ pub fn run(
     };
     while let Some(message) = receiver.blocking_recv() {
         match message {
-            Message::Answers(provider, answers, walks) => {
-                let done = answers.map_err(Failed::Fetch).and_then(|answers| {
+            Message::Answers(provider, answers, go) => {
+                let merged = answers.map_err(Failed::Fetch).and_then(|answers| {
                     merge_answers(options, &mut archive, &mut state, &provider, answers)
                 });
+                let walks = match &merged {
+                    Ok((_, gap)) => {
+                        *gap || options.history
+                            || !state.has_history(history_key(&provider).as_str())
+                    }
+                    Err(_) => false,
+                };
+                let done = merged.map(|(done, _)| done);
+                // A task that has gone walks nothing.
+                let _ = go.send(walks);
                 if walks {
                     let walk = Walking {
                         provider,
@@ -514,18 +523,22 @@ fn cut_short(stopped: Stopped, fetched: usize) -> Failed {
     }
 }
 
+/// Merges what one provider's endpoints gave into the archive; with it, whether the oldest
+/// of the latest incidents was new to the archive, so that more may lie between them and
+/// what it holds.
 fn merge_answers(
     options: &Options,
     archive: &mut Archive,
     state: &mut State,
     provider: &Followed,
     answers: Vec<(Url, Fetched)>,
-) -> Result<Done, Failed> {
+) -> Result<(Done, bool), Failed> {
     let mut incidents = Vec::new();
+    let mut oldest = None;
     let mut page_name = None;
     let mut fresh = Vec::new();
     let mut problems = Vec::new();
-    for (url, fetched) in answers {
+    for (endpoint, (url, fetched)) in answers.into_iter().enumerate() {
         let Fetched::Body { bytes, validators } = fetched else {
             continue;
         };
@@ -535,6 +548,13 @@ fn merge_answers(
             .and_then(|text| statuspage::parse(&origin, &text));
         match parsed {
             Ok(parsed) => {
+                if endpoint == 0 {
+                    oldest = parsed
+                        .incidents
+                        .iter()
+                        .min_by_key(|i| i.started)
+                        .map(|i| i.source.clone());
+                }
                 incidents.extend(parsed.incidents);
                 page_name = page_name.or(parsed.page);
                 fresh.push((url, validators));
@@ -550,11 +570,12 @@ fn merge_answers(
         return Err(Failed::Content(problems));
     }
     let Some((first, _)) = fresh.first() else {
-        return Ok(Done::NotModified);
+        return Ok((Done::NotModified, false));
     };
     let origin = PathBuf::from(first.as_str());
     let writer = archive.writer;
     let index = archive.index().map_err(Failed::Content)?;
+    let gap = oldest.is_some_and(|source| !index.holds(&provider.slug, &source));
     let outcomes = import::merge(
         writer,
         index,
@@ -572,7 +593,7 @@ fn merge_answers(
             state.set(url.as_str(), validators);
         }
     }
-    Ok(Done::Merged { outcomes, named })
+    Ok((Done::Merged { outcomes, named }, gap))
 }
 
 /// The archive's incidents, read when first needed, under the lock.

@@ -787,3 +787,54 @@ fn a_sync_killed_half_way_keeps_its_batches_and_the_next_fetches_only_the_rest()
     );
     assert!(!errors.contains("200 of"), "{errors}");
 }
+
+/// A sync long after the last one, when more incidents came than `incidents.json` holds,
+/// goes back to the history for those in between; one that finds the oldest of the latest
+/// in the archive does not.
+#[test]
+fn a_sync_after_a_long_pause_fetches_what_lies_between_from_the_history() {
+    let server = Server::start();
+    github_with_history(&server);
+    let site = empty_site();
+    add(&site, &["github", &server.page("github")]);
+    sync(&site, &["--delay", "0"]);
+    let real = real_incidents();
+    let newer: Vec<serde_json::Value> = (1..=3)
+        .rev()
+        .map(|day| {
+            let mut incident = real[0].clone();
+            let at = format!("2023-11-0{day}T10:00:00.000Z");
+            incident["incident"]["id"] = format!("new{day}").into();
+            incident["incident"]["name"] = format!("Newer incident {day}").into();
+            incident["incident"]["created_at"] = at.clone().into();
+            incident["incident"]["started_at"] = at.into();
+            incident
+        })
+        .collect();
+    // incidents.json holds the two newest; the third is only in the history.
+    let latest = serde_json::json!({
+        "page": real[0]["page"],
+        "incidents": [newer[0]["incident"], newer[1]["incident"]],
+    })
+    .to_string();
+    server.on("github", "incidents.json", vec![json(&latest, "l2")]);
+    let mut pages = vec![newer.clone()];
+    pages.extend(real.chunks(4).map(<[_]>::to_vec));
+    server.history("github", &pages);
+    let asked = fetched_whole(&server, "github").len();
+    let out = sync(&site, &["--delay", "0"]);
+    assert!(out.contains("github: 3 new"), "{out}");
+    let whole = &fetched_whole(&server, "github")[asked..];
+    assert_eq!(whole, ["/github/api/v2/incidents/new1.json"]);
+    assert_eq!(files_by_code(&site, "github").len(), 15);
+
+    // The latest again, in a new answer: the oldest of them is known, no walk.
+    server.on("github", "incidents.json", vec![json(&latest, "l3")]);
+    let before = server.seen("github").len();
+    let out = sync(&site, &["--delay", "0"]);
+    assert!(
+        out.contains("github: 0 new, 0 updated, 2 unchanged"),
+        "{out}"
+    );
+    assert_eq!(server.seen("github").len(), before + 2);
+}
