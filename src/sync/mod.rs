@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use indicatif::ProgressBar;
@@ -133,11 +134,12 @@ type Answers = Result<Vec<(Url, Fetched)>, Failure>;
 enum Message {
     /// What the endpoints answered; the answer is whether to walk the history.
     Answers(Followed, Answers, oneshot::Sender<bool>),
-    /// The codes the history lists; the answer is those to fetch.
+    /// The codes the history lists; the answer is those to fetch, and a flag raised when
+    /// what is fetched can no longer be written (so fetching stops).
     Listed {
         slug: Slug,
         codes: Vec<String>,
-        reply: oneshot::Sender<Vec<String>>,
+        reply: oneshot::Sender<(Vec<String>, Arc<AtomicBool>)>,
     },
     /// An incident of the history, whole.
     Incident {
@@ -160,6 +162,8 @@ struct Walking {
     batch: Vec<(Url, Vec<u8>)>,
     fetched: usize,
     wanted: usize,
+    /// Raised when the provider has failed: its task fetches no more.
+    stop: Arc<AtomicBool>,
 }
 
 /// Runs a sync; `each` hears of every provider as it is done.
@@ -275,6 +279,7 @@ pub fn run(
                         batch: Vec::new(),
                         fetched: 0,
                         wanted: 0,
+                        stop: Arc::default(),
                     };
                     walking.insert(walk.provider.slug.clone(), walk);
                 } else {
@@ -287,13 +292,16 @@ pub fn run(
                 }
             }
             Message::Listed { slug, codes, reply } => {
-                let wanted = match walking.get_mut(&slug) {
-                    Some(walk) => wanted(options, &mut archive, walk, codes),
-                    None => Vec::new(),
+                let (wanted, stop) = match walking.get_mut(&slug) {
+                    Some(walk) => (
+                        wanted(options, &mut archive, walk, codes),
+                        walk.stop.clone(),
+                    ),
+                    None => (Vec::new(), Arc::default()),
                 };
                 progress.inc_length(wanted.len() as u64);
                 // A task that has gone has nothing left to fetch.
-                let _ = reply.send(wanted);
+                let _ = reply.send((wanted, stop));
             }
             Message::Incident { slug, url, bytes } => {
                 let Some(walk) = walking.get_mut(&slug).filter(|w| w.done.is_ok()) else {
@@ -310,6 +318,7 @@ pub fn run(
                 }
                 if walk.batch.len() >= BATCH {
                     write_batch(options, &mut archive, walk);
+                    walk.stop.store(walk.done.is_err(), Ordering::Relaxed);
                 }
             }
             Message::Walked { slug, result } => {
@@ -397,10 +406,13 @@ async fn walk_history(
     if sender.send(listed).await.is_err() {
         return Ok(());
     }
-    let Ok(wanted) = answer.await else {
+    let Ok((wanted, stop)) = answer.await else {
         return Ok(());
     };
     for code in wanted {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let url = history::incident_url(provider, &code);
         let Fetched::Body { bytes, .. } = paced.get(&url, None).await.map_err(Stopped::Fetch)?
         else {

@@ -703,11 +703,8 @@ fn an_old_timeline_becomes_one_update_per_entry() {
     assert!(!page.contains("&lt;li&gt;"), "{page}");
 }
 
-/// A sync killed half way through a long history (120 incidents, written 50 at a time)
-/// keeps what it wrote; run again, it fetches only the rest, and tells each hundred.
-#[test]
-fn a_sync_killed_half_way_keeps_its_batches_and_the_next_fetches_only_the_rest() {
-    let server = Server::start();
+/// A GitHub whose history lists 120 incidents, `h000` to `h119`, and whose latest are none.
+fn long_history(server: &Server) {
     let real = real_incidents();
     let many: Vec<serde_json::Value> = (0..120)
         .map(|i| {
@@ -721,6 +718,40 @@ fn a_sync_killed_half_way_keeps_its_batches_and_the_next_fetches_only_the_rest()
     server.provider("github", vec![json(empty, "l")], vec![json(empty, "m")]);
     let pages: Vec<Vec<serde_json::Value>> = many.chunks(30).map(<[_]>::to_vec).collect();
     server.history("github", &pages);
+}
+
+/// An incident of the history that cannot be read fails its batch, nothing of it written,
+/// and no more is fetched for the provider.
+#[test]
+fn a_broken_incident_of_the_history_stops_the_walk_and_writes_nothing_of_its_batch() {
+    let server = Server::start();
+    long_history(&server);
+    server.on(
+        "github",
+        "incidents/h010.json",
+        vec![json("{\"incident\": [", "x")],
+    );
+    let site = empty_site();
+    add(
+        &site,
+        &["github", &server.page("github"), "--name", "GitHub"],
+    );
+    let (output, stdout) = run(&site, &["sync", "--delay", "0"]);
+    let errors = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{stdout}\n{errors}");
+    assert!(errors.contains("incidents/h010.json"), "{errors}");
+    assert!(errors.contains("invalid JSON"), "{errors}");
+    assert_eq!(files_by_code(&site, "github").len(), 0);
+    let asked = fetched_whole(&server, "github").len();
+    assert!((50..100).contains(&asked), "fetching stopped: {asked}");
+}
+
+/// A sync killed half way through a long history (120 incidents, written 50 at a time)
+/// keeps what it wrote; run again, it fetches only the rest, and tells each hundred.
+#[test]
+fn a_sync_killed_half_way_keeps_its_batches_and_the_next_fetches_only_the_rest() {
+    let server = Server::start();
+    long_history(&server);
     // After 75 incidents the server stops answering, and the sync is killed.
     let stall = Reply::Slow(Duration::from_secs(60));
     server.book.lock().unwrap().cut = Some(("/api/v2/incidents/".into(), 75, stall));
