@@ -1351,3 +1351,32 @@ fn an_indented_code_block_at_the_start_of_a_body_stays_code() {
     assert!(select(&page, ".update h3, .update h4").is_empty());
     assert_eq!(select(&page, ".update").len(), 2);
 }
+
+/// An incident of 2013 whose whole timeline is one update holding a list: `import` splits
+/// it as `sync` does, each entry at its own time, and a second import changes nothing.
+#[test]
+fn an_old_timeline_imports_as_one_update_per_entry() {
+    let site = Site::new(&[]);
+    let old = payload("incidents/xqj5k7lhbrz3.json");
+    let out = import(&site, &["statuspage", &old]);
+    assert!(out.contains("(11 updates)"), "{out}");
+    let path = out
+        .split_whitespace()
+        .find(|word| word.starts_with("content/"))
+        .unwrap();
+    let text = file(&site, path);
+    let found = headings(&text);
+    assert_eq!(found.len(), 11, "{text}");
+    assert_eq!(found[0], "### 2013-01-24T21:47:49Z: update");
+    assert!(
+        found.iter().any(|h| h.starts_with("### 2013-01-25T")),
+        "{found:?}"
+    );
+    assert_eq!(
+        found.iter().filter(|h| h.ends_with(": resolved")).count(),
+        1
+    );
+    assert!(!text.contains("<strong>"), "{text}");
+    assert_reimport_changes_nothing(&site, &[&["statuspage", &old]]);
+    site.build(&[]);
+}
