@@ -637,8 +637,13 @@ impl Stats {
             .map_or(end.year(), |&i| incidents[i].started.year());
         let year_start = |y: i32| insight::month_start(y, 1).unwrap_or(end).min(end);
         let started_in = |from: Timestamp, to: Timestamp| {
-            // Newest first: those started in [from, to) are one run of the list.
-            let newer = list.partition_point(|&i| incidents[i].started >= to);
+            // Newest first: those started in [from, to) are one run of the list; a period
+            // that ends at the archive's end holds what started at that very instant too.
+            let newer = if to >= end {
+                list.partition_point(|&i| incidents[i].started > to)
+            } else {
+                list.partition_point(|&i| incidents[i].started >= to)
+            };
             let older = list.partition_point(|&i| incidents[i].started >= from);
             &list[newer..older.max(newer)]
         };

@@ -220,15 +220,29 @@ pub fn merge_parts<'a>(
     stretches.0
 }
 
-/// The downtime of merged stretches within `[from, to)`.
+/// The downtime of merged stretches within `[from, to)`, in whole seconds rounded down.
 pub fn downtime_in(segments: &[Segment], from: Timestamp, to: Timestamp) -> Duration {
+    Duration::from_seconds(millionths_in(segments, from, to) / MILLION)
+}
+
+/// The same, rounded up: a mean over many parts can come to less than a second, and any
+/// downtime at all must keep an uptime below 100 %.
+fn downtime_in_up(segments: &[Segment], from: Timestamp, to: Timestamp) -> Duration {
+    let millionths = millionths_in(segments, from, to);
+    Duration::from_seconds(millionths / MILLION + i64::from(millionths % MILLION > 0))
+}
+
+const MILLION: i64 = PER_THOUSANDTH * 1000;
+
+/// Seconds down within `[from, to)`, in millionths.
+fn millionths_in(segments: &[Segment], from: Timestamp, to: Timestamp) -> i64 {
     let first = segments.partition_point(|s| s.end <= from);
     let mut millionths: i64 = 0;
     for segment in segments[first..].iter().take_while(|s| s.start < to) {
         let seconds = (segment.end.min(to) - segment.start.max(from)).num_seconds();
         millionths = millionths.saturating_add(seconds.max(0).saturating_mul(segment.weight));
     }
-    Duration::from_seconds(millionths / (PER_THOUSANDTH * 1000))
+    millionths
 }
 
 /// Uptime as hundredths of a percent (9995 is 99.95 %), rounded down so that any downtime
@@ -355,7 +369,8 @@ impl Period {
             let outage = incident.impact != Impact::Maintenance;
             match (recorded_duration(incident), incident.resolved) {
                 (Some(duration), Some(end)) => {
-                    spans[at].push((incident.started, end));
+                    // The time it covered within the period: never more than the period.
+                    spans[at].push((incident.started.max(from), end.min(to).max(from)));
                     if outage {
                         resolved.push(duration);
                     }
@@ -373,7 +388,7 @@ impl Period {
         };
         let covered = Duration::between(from_covered, to_covered.max(from_covered));
         let downtime = downtime_in(scope.any, from_covered, to_covered);
-        let parts = downtime_in(scope.parts, from_covered, to_covered);
+        let parts = downtime_in_up(scope.parts, from_covered, to_covered);
         Period {
             from,
             to,
@@ -672,6 +687,26 @@ mod tests {
         );
         // With no parts, the whole is the one part.
         assert_eq!(merge_parts([(&down, &[][..])], 0), merge([&down]));
+    }
+
+    #[test]
+    fn a_minute_of_one_part_of_thousands_is_still_downtime() {
+        let short = incident(
+            "2024-03-05T10:00:00Z",
+            Some("2024-03-05T10:10:00Z"),
+            Impact::Major,
+        );
+        let named: &[usize] = &[0];
+        let parts = merge_parts([(&short, named)], 1000);
+        let any = merge([&short]);
+        let scope = Scope {
+            coverage: Some((at(DAY_START), at(DAY_END))),
+            any: &any,
+            parts: &parts,
+        };
+        // 600 s at 30 % over 1,000 parts is 0.18 s: rounded up, not away.
+        let period = Period::of(at(DAY_START), at(DAY_END), [&short], &scope);
+        assert_eq!(period.uptime, Some(9999));
     }
 
     #[test]

@@ -705,19 +705,34 @@ impl Dirty {
                 add(incident);
             }
         }
-        // The whole of a provider: its name, `_index.md`, incidents by year, or the end of
-        // every period changed.
-        let years = |p: &crate::archive::Provider| -> Vec<(i32, usize)> {
-            p.stats
+        // The whole of a provider: its name, `_index.md`, incidents by year, the end of
+        // every period, or what every one of its pages counts against (the time its
+        // records cover, how many components share its uptime, the incidents posted
+        // already resolved) changed.
+        type Shape = (
+            Vec<(i32, usize)>,
+            Option<(crate::model::Timestamp, crate::model::Timestamp)>,
+            usize,
+            usize,
+        );
+        let shape = |p: &crate::archive::Provider| -> Shape {
+            let years = p
+                .stats
                 .years
                 .iter()
                 .map(|(y, period)| (*y, period.incidents))
-                .collect()
+                .collect();
+            (
+                years,
+                p.stats.coverage,
+                p.components.len(),
+                p.stats.all_time.after_the_fact,
+            )
         };
-        let old_years: HashMap<&str, Vec<(i32, usize)>> = before
+        let old_shapes: HashMap<&str, Shape> = before
             .providers
             .iter()
-            .map(|p| (p.slug.as_str(), years(p)))
+            .map(|p| (p.slug.as_str(), shape(p)))
             .collect();
         let provider_parts = after
             .providers
@@ -725,7 +740,7 @@ impl Dirty {
             .map(|p| {
                 let mut part = parts.remove(p.slug.as_str()).unwrap_or_default();
                 part.all = moved
-                    || old_years.get(p.slug.as_str()) != Some(&years(p))
+                    || old_shapes.get(p.slug.as_str()) != Some(&shape(p))
                     || old
                         .get(p.slug.as_str())
                         .is_none_or(|(info, name, _)| **info != p.info || *name != p.name);

@@ -10,7 +10,7 @@ use chrono::Datelike;
 use super::{Archive, Rules};
 use crate::diagnostics::Diagnostic;
 use crate::insight;
-use crate::model::{Incident, Timestamp};
+use crate::model::{Impact, Incident, Timestamp};
 
 /// Runs of more than this many years without an incident are left out of the pages that
 /// span years, so two dates far apart cost two years of pages, not every year between.
@@ -40,9 +40,11 @@ impl<'a> Reach<'a> {
         }
     }
 
-    /// Whether `incident` is unresolved with no update since before `fresh_from`.
+    /// Whether `incident` is an outage, unresolved, with no update since before
+    /// `fresh_from`. (A maintenance window left open is not an outage gone quiet.)
     pub(super) fn is_stale(&self, incident: &Incident) -> bool {
         incident.is_ongoing()
+            && incident.impact != Impact::Maintenance
             && self
                 .fresh_from
                 .is_some_and(|from| incident.updated() < from)

@@ -87,7 +87,7 @@ pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -
         ),
         downtime_svg: charts::downtime_per_month(
             &format!("{id}-downtime"),
-            &format!("Downtime per month, {subject}"),
+            &format!("Downtime of any part per month, {subject}"),
             &downtime,
         ),
         rows: months

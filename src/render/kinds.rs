@@ -399,6 +399,8 @@ impl Kind for ProviderPage {
         ctx.insert("ongoing", &views(&source.stats.ongoing));
         ctx.insert("stale", &views(&source.stats.stale));
         ctx.insert("stale_after", &r.config.stale_after.to_string());
+        ctx.insert("unrecorded", &provider.stats.all_time.after_the_fact);
+        ctx.insert("part", &false);
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("years", &year_links(r, i));
         ctx.insert("components", &component_links(r, i));
@@ -1021,6 +1023,11 @@ impl Kind for ProviderYear {
         );
         ctx.insert("year_text", &year.to_string());
         ctx.insert("stats", &provider.stats);
+        ctx.insert(
+            "unrecorded",
+            &period.as_ref().map_or(0, |period| period.after_the_fact),
+        );
+        ctx.insert("part", &false);
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("period", &period);
         ctx.insert("incidents", &incidents);
@@ -1112,6 +1119,8 @@ impl Kind for ComponentPage {
             }),
         );
         ctx.insert("through", &r.archive.through.map(TimeView::new));
+        ctx.insert("unrecorded", &stats.all_time.after_the_fact);
+        ctx.insert("part", &true);
         ctx.insert("stats", &stats);
         // Newest first, a page of them at a time: no page lists thousands.
         let start = (n - 1)

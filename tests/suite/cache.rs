@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{Site, incident, stderr, tree};
+use crate::common::{Site, incident, readable, stderr, tree};
 
 /// A site of `count` incidents over two providers.
 fn archive(count: usize) -> Site {
@@ -533,4 +533,61 @@ fn a_cache_inside_the_output_folder_is_refused() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("inside the output folder"));
     assert!(!site.path("public").exists());
+}
+
+/// Every page of a provider counts against its records' time, its number of components
+/// and its incidents posted already resolved: an edit that moves any of them renders
+/// again the years and components it did not touch.
+#[test]
+fn an_edit_that_moves_what_every_page_counts_against_renders_them_all() {
+    let at = |started: &str, resolved: &str, components: &str| {
+        format!(
+            "---\ntitle: T\nstarted: {started}\nresolved: {resolved}\nimpact: critical\ncomponents: [{components}]\n---\n"
+        )
+    };
+    let site = Site::new(&[
+        (
+            "content/acme/a.md",
+            &at("2023-03-01T00:00:00Z", "2023-03-01T05:00:00Z", "API"),
+        ),
+        (
+            "content/acme/b.md",
+            &at("2024-03-01T00:00:00Z", "2024-03-01T05:00:00Z", "Web"),
+        ),
+        (
+            "content/acme/c.md",
+            &at("2025-03-01T00:00:00Z", "2025-03-01T05:00:00Z", "API"),
+        ),
+    ]);
+    site.build(&[]);
+    let edits = [
+        // A third component: every year's uptime is a mean over three now.
+        (
+            "content/acme/c.md",
+            at(
+                "2025-03-01T00:00:00Z",
+                "2025-03-01T05:00:00Z",
+                "API, Search",
+            ),
+        ),
+        // The records begin later: the first year's covered time.
+        (
+            "content/acme/a.md",
+            at("2023-06-01T00:00:00Z", "2023-06-01T05:00:00Z", "API"),
+        ),
+        // Posted already resolved: the count every note gives.
+        (
+            "content/acme/b.md",
+            at("2024-03-01T00:00:00Z", "2024-03-01T00:00:00Z", "Web"),
+        ),
+    ];
+    for (path, text) in edits {
+        site.write(path, &text);
+        site.build(&[]);
+        assert_eq!(
+            readable(&tree(&site.path("public"))),
+            readable(&from_scratch(&site)),
+            "after editing {path}"
+        );
+    }
 }

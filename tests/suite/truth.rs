@@ -326,3 +326,29 @@ fn the_home_page_shows_ten_ongoing_cards_and_lists_the_rest() {
         "{links:?}"
     );
 }
+
+#[test]
+fn an_incident_at_the_archives_last_instant_counts_in_every_period_that_ends_there() {
+    let site = Site::new(&[
+        (
+            "content/acme/a.md",
+            "---\ntitle: A\nstarted: 2026-06-01T00:00:00Z\nresolved: 2026-06-30T12:00:00Z\nimpact: major\n---\n",
+        ),
+        // Posted resolved at the archive's latest update.
+        (
+            "content/acme/b.md",
+            "---\ntitle: B\nstarted: 2026-06-30T12:00:00Z\nresolved: 2026-06-30T12:00:00Z\nimpact: minor\n---\n",
+        ),
+    ]);
+    site.build(&[]);
+    let stats = stats(&site, "acme");
+    for (name, period) in [
+        ("all time", &stats["all_time"]),
+        ("last 12 months", &stats["last_12_months"]),
+        ("2026", year(&stats, 2026)),
+        ("June", stats["months"].as_array().unwrap().last().unwrap()),
+    ] {
+        assert_eq!(period["incident_count"], 2, "{name}: {period}");
+        assert_eq!(period["after_the_fact_count"], 1, "{name}: {period}");
+    }
+}
