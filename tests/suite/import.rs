@@ -264,7 +264,7 @@ fn hand_edits_are_kept_field_by_field_and_new_updates_still_come() {
     let site = Site::new(&[]);
     import(&site, &["atom", ATOM, "--provider", "example"]);
     let path = site.path("content/example/2025-12-31-delayed-webhook-deliveries.md");
-    // What the README tells users to do after an Atom import, and more.
+    // What docs/content.md tells users to do after an Atom import, and more.
     set_line(&path, "impact", "impact: major   # seen from our side");
     set_line(&path, "title", "title: Webhooks were late");
     set_line(&path, "resolved", "resolved: 2026-01-01T02:00:00Z");

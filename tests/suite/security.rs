@@ -265,7 +265,7 @@ fn url_fields_must_be_http_or_https() {
     assert!(!site.path("public").exists());
 }
 
-/// Every tag, attribute and URL trick the README says the sanitiser drops.
+/// Every tag, attribute and URL trick docs/content.md says the sanitiser drops.
 const DROPPED: &str = r#"<form action="https://evil.example/"><input name=q value=x><input type=checkbox checked>
 <button formaction="javascript:alert(1)">go</button><textarea>t</textarea><select><option>o</select></form>
 <input type=image src=x onerror=alert(2)><iframe src="javascript:alert(3)"></iframe><frame src=x>
@@ -287,7 +287,7 @@ const DROPPED: &str = r#"<form action="https://evil.example/"><input name=q valu
 - [ ] another
 "#;
 
-/// The tags and attributes the README allows in incident text; nothing else may appear.
+/// The tags and attributes docs/content.md allows in incident text; nothing else may appear.
 fn allowed(tag: &str, attr: Option<&str>) -> bool {
     const TAGS: &[&str] = &[
         "a",
