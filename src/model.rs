@@ -678,13 +678,90 @@ impl ProviderInfo {
 }
 
 /// How `outages sync` reads a provider's status page: `sync:` in its `_index.md`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SyncKind {
-    /// An Atlassian Statuspage's `/api/v2/` (the default, and `sync: {kind: statuspage}`).
-    #[default]
-    Statuspage,
+    /// `sync: {kind: …}`; `sync: true`, or no `sync:` at all, is a Statuspage.
+    Follow(Platform),
     /// `sync: false`: the provider is left out of `outages sync`.
     Off,
+}
+
+impl Default for SyncKind {
+    fn default() -> SyncKind {
+        SyncKind::Follow(Platform::Statuspage)
+    }
+}
+
+/// A status platform `outages sync` and `outages import` read, by the name `sync: {kind: …}`
+/// gives it; also the `kind` of the sources its incidents carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Platform {
+    Statuspage,
+    IncidentIo,
+    GoogleCloud,
+    Aws,
+    Slack,
+    BetterStack,
+    Feed,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 7] = [
+        Platform::Statuspage,
+        Platform::IncidentIo,
+        Platform::GoogleCloud,
+        Platform::Aws,
+        Platform::Slack,
+        Platform::BetterStack,
+        Platform::Feed,
+    ];
+
+    /// Their keywords, in [`Platform::ALL`]'s order (a test holds them to [`Platform::keyword`]).
+    pub const KEYWORDS: [&'static str; 7] = [
+        "statuspage",
+        "incident-io",
+        "google-cloud",
+        "aws",
+        "slack",
+        "better-stack",
+        "feed",
+    ];
+
+    /// As `sync: {kind: …}` and `outages import KIND` name it, and as the sources of its
+    /// incidents are kinded in content files.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Platform::Statuspage => "statuspage",
+            Platform::IncidentIo => "incident-io",
+            Platform::GoogleCloud => "google-cloud",
+            Platform::Aws => "aws",
+            Platform::Slack => "slack",
+            Platform::BetterStack => "better-stack",
+            Platform::Feed => "feed",
+        }
+    }
+
+    /// As a person names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Platform::Statuspage => "Atlassian Statuspage",
+            Platform::IncidentIo => "incident.io status page",
+            Platform::GoogleCloud => "Google Cloud Service Health",
+            Platform::Aws => "AWS Health Dashboard",
+            Platform::Slack => "Slack status page",
+            Platform::BetterStack => "Better Stack status page",
+            Platform::Feed => "Atom or RSS feed",
+        }
+    }
+
+    pub fn parse(keyword: &str) -> Option<Platform> {
+        Platform::ALL.into_iter().find(|p| p.keyword() == keyword)
+    }
+
+    /// Every keyword, for messages: `statuspage, incident-io, …`.
+    pub fn keywords() -> String {
+        Platform::KEYWORDS.join(", ")
+    }
 }
 
 #[cfg(test)]
@@ -850,6 +927,10 @@ mod tests {
     fn statuses_known_and_other() {
         assert_eq!(Status::parse("In Progress"), Status::InProgress);
         assert_eq!(Status::parse("postmortem"), Status::Postmortem);
+        for (platform, keyword) in Platform::ALL.into_iter().zip(Platform::KEYWORDS) {
+            assert_eq!(platform.keyword(), keyword);
+            assert_eq!(Platform::parse(keyword), Some(platform));
+        }
         assert_eq!(
             Status::parse("Mitigated"),
             Status::Other("Mitigated".into())

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::diagnostics::Diagnostic;
-use crate::model::{Incident, ProviderInfo, Slug, SyncKind};
+use crate::model::{Incident, Platform, ProviderInfo, Slug, SyncKind};
 use crate::render::attributes::crowded_tag;
 use crate::sources;
 use fields::{FileCtx, Pos, display_path};
@@ -321,7 +321,7 @@ struct ProviderYaml {
     until: S,
 }
 
-/// `sync: false`, `sync: true` or `sync: {kind: statuspage}`.
+/// `sync: false`, `sync: true` (a Statuspage) or `sync: {kind: <platform>}`.
 struct SyncYaml(SyncKind);
 
 impl Scrub for SyncYaml {
@@ -334,11 +334,11 @@ impl<'de> Deserialize<'de> for SyncYaml {
         impl<'de> serde::de::Visitor<'de> for Visitor {
             type Value = SyncYaml;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("`false`, `true` or `{kind: statuspage}`")
+                f.write_str("`false`, `true` or `{kind: <platform>}`")
             }
             fn visit_bool<E: serde::de::Error>(self, on: bool) -> Result<SyncYaml, E> {
                 Ok(SyncYaml(if on {
-                    SyncKind::Statuspage
+                    SyncKind::default()
                 } else {
                     SyncKind::Off
                 }))
@@ -353,12 +353,10 @@ impl<'de> Deserialize<'de> for SyncYaml {
                         return Err(serde::de::Error::unknown_field(&key, &["kind"]));
                     }
                     let value: String = map.next_value()?;
-                    kind = Some(match value.as_str() {
-                        "statuspage" => SyncKind::Statuspage,
-                        other => {
-                            return Err(serde::de::Error::unknown_variant(other, &["statuspage"]));
-                        }
-                    });
+                    let platform = Platform::parse(&value).ok_or_else(|| {
+                        serde::de::Error::unknown_variant(&value, &Platform::KEYWORDS)
+                    })?;
+                    kind = Some(SyncKind::Follow(platform));
                 }
                 kind.map(SyncYaml)
                     .ok_or_else(|| serde::de::Error::missing_field("kind"))
