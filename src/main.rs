@@ -13,6 +13,7 @@ use outages::build::{self, Error, Summary};
 use outages::config::{BaseUrl, DEFAULT_BASE_URL};
 use outages::diagnostics::{Diagnostics, count};
 use outages::import::{self, scaffold};
+use outages::model::Platform;
 use outages::serve::{self, ServeOptions};
 use outages::site::{self, Options};
 use outages::sync;
@@ -36,28 +37,6 @@ struct SiteArgs {
 }
 
 #[derive(Subcommand)]
-enum ImportSource {
-    /// Atlassian Statuspage v2 JSON: incidents.json, summary.json, incidents/unresolved.json, scheduled-maintenances.json.
-    Statuspage {
-        file: PathBuf,
-        /// The provider's folder under content/ (default: a slug of the page's name).
-        #[arg(long)]
-        provider: Option<String>,
-        #[command(flatten)]
-        site: SiteArgs,
-    },
-    /// A status page's /history.atom.
-    Atom {
-        file: PathBuf,
-        /// The provider's folder under content/.
-        #[arg(long)]
-        provider: String,
-        #[command(flatten)]
-        site: SiteArgs,
-    },
-}
-
-#[derive(Subcommand)]
 enum ProviderCommand {
     /// Write content/<slug>/_index.md for a provider with a status page that `sync` follows.
     Add {
@@ -65,6 +44,9 @@ enum ProviderCommand {
         slug: String,
         /// The status page, like https://www.githubstatus.com
         status_page: String,
+        /// The platform the status page runs on (default: found from the address and what it answers): statuspage, incident-io, google-cloud, aws, slack, better-stack or feed.
+        #[arg(long, value_parser = parse_platform)]
+        kind: Option<Platform>,
         /// The provider's name (default: the name its status page gives, on the first sync).
         #[arg(long)]
         name: Option<String>,
@@ -78,12 +60,20 @@ enum ProviderCommand {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Import incidents from a status page into content/<provider>/; run it again to add new updates.
+    /// Import incidents from a status page's payload you saved into content/<provider>/; run it again to add new updates.
     Import {
-        #[command(subcommand)]
-        source: ImportSource,
+        /// What the payload is from: statuspage, incident-io, google-cloud, aws, slack, better-stack or feed (an Atom or RSS feed; `atom` is the same).
+        #[arg(value_parser = parse_platform)]
+        kind: Platform,
+        /// The payload: an answer of the platform's API, or its feed.
+        file: PathBuf,
+        /// The provider's folder under content/ (default: a slug of the name the payload gives its page).
+        #[arg(long)]
+        provider: Option<String>,
+        #[command(flatten)]
+        site: SiteArgs,
     },
-    /// Fetch the providers' Statuspage APIs and merge new incidents and updates into content/.
+    /// Fetch the providers' status pages and merge new incidents and updates into content/.
     Sync {
         /// The providers to sync (default: every provider with a status_page, but those with `sync: false`).
         providers: Vec<String>,
@@ -158,6 +148,19 @@ fn parse_base_url(text: &str) -> Result<BaseUrl, String> {
     BaseUrl::parse(text)
 }
 
+fn parse_platform(text: &str) -> Result<Platform, String> {
+    match text {
+        // The name of the feed kind before feeds other than Atom were read.
+        "atom" => Ok(Platform::Feed),
+        _ => Platform::parse(text).ok_or_else(|| {
+            format!(
+                "no platform `{text}`; the kinds are {}",
+                Platform::keywords()
+            )
+        }),
+    }
+}
+
 fn main() -> ExitCode {
     // Transparent huge pages cost more than they give a build: the kernel zeroes two
     // megabytes at a time where mimalloc asks for a page (at 10,000 incidents, a sixth of
@@ -200,7 +203,20 @@ fn main() -> ExitCode {
             (built, "built")
         }
         Command::Check { site } => (build::check(&Options::new(site.root)), "checked"),
-        Command::Import { source } => return import(source),
+        Command::Import {
+            kind,
+            file,
+            provider,
+            site,
+        } => {
+            let request = import::Request {
+                platform: kind,
+                file: &file,
+                provider: provider.as_deref(),
+                root: &site.root,
+            };
+            return import(&request);
+        }
         Command::Sync {
             providers,
             dry_run,
@@ -234,6 +250,7 @@ fn main() -> ExitCode {
                 ProviderCommand::Add {
                     slug,
                     status_page,
+                    kind,
                     name,
                     url,
                     site,
@@ -242,13 +259,23 @@ fn main() -> ExitCode {
             let provider = sync::providers::NewProvider {
                 slug: &slug,
                 status_page: &status_page,
+                kind,
                 name: name.as_deref(),
                 url: url.as_deref(),
             };
             return match sync::providers::add(&site.root, &provider) {
-                Ok((slug, path)) => {
-                    println!("created {}", path.display());
-                    println!("now: outages sync {slug}");
+                Ok(added) => {
+                    let how = match &added.found {
+                        Some(how) => format!(", found because {how}"),
+                        None => String::new(),
+                    };
+                    println!(
+                        "created {}: {} (sync: {{kind: {}}}{how})",
+                        added.file.display(),
+                        added.platform.label(),
+                        added.platform.keyword()
+                    );
+                    println!("now: outages sync {}", added.slug);
                     ExitCode::SUCCESS
                 }
                 Err(message) => usage_error(&message),
@@ -331,30 +358,8 @@ fn usage_error(message: &str) -> ExitCode {
 }
 
 /// Runs an import and prints what it did to each incident.
-fn import(source: ImportSource) -> ExitCode {
-    let request = match &source {
-        ImportSource::Statuspage {
-            file,
-            provider,
-            site,
-        } => import::Request {
-            format: import::Format::Statuspage,
-            file,
-            provider: provider.as_deref(),
-            root: &site.root,
-        },
-        ImportSource::Atom {
-            file,
-            provider,
-            site,
-        } => import::Request {
-            format: import::Format::Atom,
-            file,
-            provider: Some(provider),
-            root: &site.root,
-        },
-    };
-    match import::run(&request) {
+fn import(request: &import::Request) -> ExitCode {
+    match import::run(request) {
         Ok(report) => {
             for recovered in &report.recovered {
                 eprintln!("warning: {recovered}");

@@ -12,7 +12,8 @@ use outages::content::source::clean_text;
 use outages::content::time::parse_timestamp;
 use outages::content::{self, Loaded};
 use outages::diagnostics::{Diagnostic, Diagnostics};
-use outages::import::{self, Change, Format, Request};
+use outages::import::{self, Change, Request};
+use outages::model::Platform;
 use outages::render::markdown;
 use outages::site::Options;
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
@@ -28,6 +29,7 @@ pub const TARGETS: &[(&str, Property)] = &[
     ("render_markdown", render_markdown),
     ("import_statuspage", import_statuspage),
     ("import_atom", import_atom),
+    ("import_platforms", import_platforms),
     ("read_cache", read_cache),
 ];
 
@@ -213,24 +215,34 @@ pub fn render_markdown(data: &[u8]) {
 
 /// Any bytes, as a Statuspage payload: see [`import_round_trip`].
 pub fn import_statuspage(data: &[u8]) {
-    import_round_trip(data, Format::Statuspage);
+    import_round_trip(data, Platform::Statuspage);
 }
 
-/// Any bytes, as a `history.atom` feed: see [`import_round_trip`].
+/// Any bytes, as a `history.atom` (or any Atom or RSS) feed: see [`import_round_trip`].
 pub fn import_atom(data: &[u8]) {
-    import_round_trip(data, Format::Atom);
+    import_round_trip(data, Platform::Feed);
+}
+
+/// Any bytes after the first, as a payload of the platform the first byte picks (every one
+/// but Statuspage, which has its own target): see [`import_round_trip`].
+pub fn import_platforms(data: &[u8]) {
+    let Some((pick, payload)) = data.split_first() else {
+        return;
+    };
+    let others = &Platform::ALL[1..];
+    import_round_trip(payload, others[usize::from(*pick) % others.len()]);
 }
 
 /// `outages import` of a payload either refuses it with diagnostics, or writes files that
 /// each load, one per incident it created, that a site check accepts, and that a second
 /// import of the same payload leaves byte for byte as they are.
-fn import_round_trip(data: &[u8], format: Format) {
+fn import_round_trip(data: &[u8], platform: Platform) {
     let site = scratch_dir();
     let root = site.path();
     let file = root.join("payload");
     std::fs::write(&file, data).expect("a temporary file");
     let request = Request {
-        format,
+        platform,
         file: &file,
         provider: Some(PROVIDER),
         root,

@@ -13,8 +13,9 @@ use std::sync::Arc;
 use super::lock::{Move, Purpose, Writer, staging_path};
 use super::merge::{self, Facts, Plan};
 use super::record::Field;
+use super::series::Span;
 use super::text::escape_body;
-use super::{Change, Imported, Mode, Outcome, quoted, time};
+use super::{Change, Imported, Mode, Outcome, identity, quoted, time};
 use crate::content::fields::{FileCtx, display_path};
 use crate::content::source::{MAX_FILE_BYTES, clean_text, trim_blank_lines};
 use crate::content::updates::written_updates;
@@ -199,6 +200,45 @@ impl Index {
             || self
                 .taken_over
                 .contains_key(&(provider.to_string(), source.id.clone()))
+    }
+
+    /// Whether a file of any provider holds the incident `source` names.
+    pub(crate) fn holds_source(&self, source: &Source) -> bool {
+        self.by_source
+            .contains_key(&(source.kind.clone(), source.id.clone()))
+    }
+
+    /// The incident of `kind` whose id is `<series>_…` that `span` is part of, with its
+    /// start: one open when `span` begins, or begun while `span` is open (resolved at or
+    /// after, or unresolved and updated within `gap` before); the nearest in start.
+    pub(crate) fn in_series(
+        &self,
+        kind: &str,
+        series: &str,
+        span: Span,
+        gap: chrono::TimeDelta,
+    ) -> Option<(Source, Timestamp)> {
+        let prefix = format!("{series}_");
+        let from = (kind.to_string(), prefix.clone());
+        self.by_source
+            .range(from..)
+            .take_while(|((k, id), _)| k == kind && id.starts_with(&prefix))
+            // `<series>_<time>`, not a longer series that begins the same.
+            .filter(|((_, id), _)| id[prefix.len()..].bytes().all(|b| b.is_ascii_digit()))
+            .flat_map(|((k, id), held)| held.iter().map(move |(_, i)| (k, id, i)))
+            .filter(|(.., i)| {
+                let theirs = Span {
+                    started: i.started,
+                    resolved: i.resolved,
+                    updated: i.updated(),
+                };
+                match i.started <= span.started {
+                    true => theirs.open_at(span.started, gap),
+                    false => span.open_at(i.started, gap),
+                }
+            })
+            .min_by_key(|(.., i)| (i.started - span.started).abs())
+            .map(|(k, id, i)| (identity(k, id), i.started))
     }
 
     /// The providers whose files `provider`'s sources may write: itself, and those whose
@@ -536,12 +576,13 @@ fn escaped(updates: &[Update]) -> Vec<(Timestamp, String, String)> {
 }
 
 /// The keys an import writes, in the order it writes them: where a missing one goes.
-const ORDER: [&str; 9] = [
+const ORDER: [&str; 10] = [
     "title",
     "started",
     "resolved",
     "impact",
     "components",
+    "regions",
     "id",
     "official_url",
     "extra",
@@ -672,7 +713,6 @@ impl Expected<'_> {
         let rest = |i: &Incident| {
             (
                 i.summary.clone(),
-                i.regions.clone(),
                 i.level,
                 i.aliases.clone(),
                 i.draft,

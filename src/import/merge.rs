@@ -4,11 +4,12 @@
 //! had are added, those it had are never put back. One update told by a feed and by the
 //! API (the same minute, the same words) is one update, and the API's time and status win.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use super::record::{Field, Fingerprint, Record, value_fingerprint};
 use super::text::words;
 use super::{Imported, Kept, quoted, time};
+use crate::insight::severity;
 use crate::model::{Impact, Incident, Timestamp, Update};
 
 /// The values of the fields an import writes.
@@ -19,6 +20,7 @@ pub struct Facts {
     pub resolved: Option<Timestamp>,
     pub impact: Impact,
     pub components: Vec<String>,
+    pub regions: Vec<String>,
     pub id: Option<String>,
     pub official_url: Option<String>,
     pub extra: Option<serde_json::Value>,
@@ -32,6 +34,7 @@ impl Facts {
             resolved: incident.resolved,
             impact: incident.impact,
             components: incident.components.clone(),
+            regions: incident.regions.clone(),
             id: incident.id.clone(),
             official_url: incident
                 .official_url
@@ -48,6 +51,7 @@ impl Facts {
             resolved: incident.resolved,
             impact: incident.impact.unwrap_or(Impact::None),
             components: incident.components.clone(),
+            regions: incident.regions.clone(),
             id: Some(incident.source.id.clone()),
             official_url: incident.official_url.clone(),
             extra: incident.extra.clone(),
@@ -62,10 +66,8 @@ impl Facts {
             Field::Started => Some(time(self.started)),
             Field::Resolved => self.resolved.map(time),
             Field::Impact => Some(self.impact.keyword().to_string()),
-            Field::Components => (!self.components.is_empty()).then(|| {
-                let list: Vec<String> = self.components.iter().map(|c| quoted(c)).collect();
-                format!("[{}]", list.join(", "))
-            }),
+            Field::Components => list(&self.components),
+            Field::Regions => list(&self.regions),
             Field::Id => self.id.as_deref().map(quoted),
             Field::OfficialUrl => self.official_url.as_deref().map(quoted),
             Field::Extra => self.extra.as_ref().map(|extra| extra.to_string()),
@@ -79,11 +81,20 @@ impl Facts {
             Field::Resolved => self.resolved = from.resolved,
             Field::Impact => self.impact = from.impact,
             Field::Components => self.components.clone_from(&from.components),
+            Field::Regions => self.regions.clone_from(&from.regions),
             Field::Id => self.id.clone_from(&from.id),
             Field::OfficialUrl => self.official_url.clone_from(&from.official_url),
             Field::Extra => self.extra.clone_from(&from.extra),
         }
     }
+}
+
+/// A list as one line of YAML, `None` when empty.
+fn list(items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| {
+        let quoted: Vec<String> = items.iter().map(|item| quoted(item)).collect();
+        format!("[{}]", quoted.join(", "))
+    })
 }
 
 /// What to write for one incident.
@@ -103,9 +114,10 @@ pub struct Plan {
 pub fn fresh(incoming: &Imported) -> Plan {
     let facts = Facts::of_imported(incoming);
     let record = Record {
+        // A field left out is not recorded; an empty field with no record is the import's.
         fields: Field::ALL
             .into_iter()
-            .map(|field| (field, value_fingerprint(facts.line(field).as_deref())))
+            .filter_map(|field| Some((field, value_fingerprint(Some(&facts.line(field)?)))))
             .collect(),
         updates: incoming
             .updates
@@ -156,8 +168,13 @@ pub fn merge(incoming: &Imported, file: &Incident) -> Plan {
             if guessed && facts.line(field) == yours {
                 next.guessed.insert(field);
             }
-            next.fields
-                .insert(field, value_fingerprint(facts.line(field).as_deref()));
+            let value = facts.line(field);
+            // A field left out and never recorded stays unrecorded, so a file written before
+            // the field was imported is not rewritten for it.
+            if value.is_some() || record.fields.contains_key(&field) {
+                next.fields
+                    .insert(field, value_fingerprint(value.as_deref()));
+            }
             continue;
         }
         if let Some(fp) = record.fields.get(&field) {
@@ -243,19 +260,22 @@ fn offer(
             ours.or(their)
         }
     };
-    let mut components = current.components.clone();
-    for component in &theirs.components {
-        if !components.contains(component) {
-            components.push(component.clone());
-        }
-    }
+    let union = |ours: &[String], theirs: &[String]| {
+        let known: HashSet<&String> = ours.iter().collect();
+        let mut all = ours.to_vec();
+        all.extend(theirs.iter().filter(|t| !known.contains(t)).cloned());
+        all
+    };
     Facts {
         title: if newer {
             theirs.title.clone()
         } else {
             current.title.clone()
         },
-        started: if (newer || guessed.contains(&Field::Started)) && !incoming.approximate {
+        started: if incoming.continues.is_some() {
+            // Parts of one event told apart: it began with the earlier.
+            current.started.min(theirs.started)
+        } else if (newer || guessed.contains(&Field::Started)) && !incoming.approximate {
             theirs.started
         } else {
             current.started
@@ -266,10 +286,15 @@ fn offer(
             current.resolved.or(theirs.resolved)
         },
         impact: match incoming.impact {
+            // Parts of one event: it was as bad as the worse.
+            Some(impact) if incoming.continues.is_some() => {
+                std::cmp::max_by_key(current.impact, impact, |i| severity(*i))
+            }
             Some(impact) if newer || guessed.contains(&Field::Impact) => impact,
             _ => current.impact,
         },
-        components,
+        components: union(&current.components, &theirs.components),
+        regions: union(&current.regions, &theirs.regions),
         id: theirs.id,
         official_url: prefer(current.official_url.clone(), theirs.official_url),
         extra: if newer {

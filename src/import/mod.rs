@@ -1,6 +1,10 @@
 //! Importing incidents from status pages into canonical content files, and the
 //! `new` and `init` scaffolds.
 //!
+//! Each [`Platform`] has its reader ([`parse`]): [`statuspage`] (and incident.io, which
+//! answers the same API), [`google_cloud`], [`aws`], [`slack`], [`better_stack`], and
+//! [`feed`] for any Atom or RSS feed.
+//!
 //! An import is idempotent, lossless and faithful: an incident is found again by its
 //! `source` identity anywhere under `content/` (a Statuspage incident code, whichever of
 //! the JSON API or the Atom feed it came from); what a person changed in a file is kept,
@@ -8,28 +12,37 @@
 //! updates are always added; provider text never becomes structure ([`text`]); and a file
 //! is only ever created without replacing anything, or replaced whole ([`files`]).
 
-pub mod atom;
+pub mod aws;
+pub mod better_stack;
+pub mod feed;
 mod files;
+pub mod google_cloud;
 pub mod lock;
 mod merge;
+mod payload;
 pub mod record;
 pub mod scaffold;
+mod series;
+pub mod slack;
 pub mod statuspage;
 pub mod text;
 mod timeline;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use chrono::{Datelike, SecondsFormat};
+use url::Url;
 
-use crate::content::source::clean_text;
 use crate::diagnostics::{Diagnostic, count};
-use crate::model::{Impact, Slug, Source, Timestamp, Update};
+use crate::model::{Impact, Platform, Slug, Source, Timestamp, Update};
 
 pub(crate) use files::write_new;
 pub use files::{Index, create_file};
 pub use lock::Writer;
+pub use payload::{MAX_PAYLOAD_BYTES, payload_text, under};
+pub(crate) use payload::{id_text, read_json};
 
 /// An incident as a status page gives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +58,7 @@ pub struct Imported {
     /// `None` when the source does not say (a feed).
     pub impact: Option<Impact>,
     pub components: Vec<String>,
+    pub regions: Vec<String>,
     pub official_url: Option<String>,
     /// Free-form facts the format has no field for (a maintenance's scheduled window).
     pub extra: Option<serde_json::Value>,
@@ -52,6 +66,65 @@ pub struct Imported {
     pub updates: Vec<Update>,
     /// Times to the minute only (a feed): they fill what a file lacks, never replace it.
     pub approximate: bool,
+    /// The series the incident may be the rest of (AWS's service and region, the start of
+    /// its source id): a feed that shows only an event's later posts names it by the first
+    /// it shows, so it joins the open incident of its series begun before it, in the
+    /// payload or the archive.
+    pub continues: Option<String>,
+}
+
+/// What a payload holds: its page's name and its incidents.
+pub struct Parsed {
+    pub page: Option<String>,
+    pub incidents: Vec<Imported>,
+}
+
+/// Reads a payload of `platform` read from `origin` (a file or URL, for messages). `page` is
+/// the status page it came from, when known: where the incidents' own pages are. A platform
+/// that answers both JSON and a feed is read as whichever the payload is.
+pub fn parse(
+    platform: Platform,
+    origin: &Path,
+    text: &str,
+    page: Option<&Url>,
+) -> Result<Parsed, Diagnostic> {
+    let xml = text.trim_start().starts_with('<');
+    match platform {
+        Platform::Statuspage | Platform::IncidentIo | Platform::Feed if xml => {
+            feed::parse(origin, text, platform)
+        }
+        Platform::Statuspage | Platform::IncidentIo => {
+            statuspage::parse(origin, text, platform, page)
+        }
+        Platform::GoogleCloud => google_cloud::parse(origin, text, page),
+        Platform::Aws if xml => aws::parse_feed(origin, text),
+        Platform::Aws => aws::parse_events(origin, text),
+        Platform::Slack => slack::parse(origin, text),
+        Platform::BetterStack => better_stack::parse(origin, text),
+        Platform::Feed => Err(Diagnostic::file(origin, "this is not a feed")
+            .with_hint("expected an Atom or RSS feed (XML)")),
+    }
+}
+
+/// Each name as one clean line, once, in order; blanks dropped.
+fn distinct_lines(names: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    names
+        .iter()
+        .map(|name| text::one_line(name))
+        .filter(|name| !name.is_empty() && seen.insert(name.clone()))
+        .collect()
+}
+
+/// Marks the last of a closed incident's updates (in time order) as its resolution, or its
+/// completion for a maintenance; its time, when it has updates.
+pub(crate) fn close_with_last(updates: &mut [Update], maintenance: bool) -> Option<Timestamp> {
+    let last = updates.last_mut()?;
+    last.status = match maintenance {
+        true => crate::model::Status::Completed,
+        false => crate::model::Status::Resolved,
+    };
+    Some(last.at)
 }
 
 /// A string as YAML reads it back exactly: JSON's double-quoted strings are YAML too.
@@ -82,13 +155,8 @@ impl Imported {
         if self.title.is_empty() {
             self.title = format!("Incident {}", self.source.id);
         }
-        let mut components: Vec<String> = Vec::new();
-        for component in self.components.iter().map(|c| text::one_line(c)) {
-            if !component.is_empty() && !components.contains(&component) {
-                components.push(component);
-            }
-        }
-        self.components = components;
+        self.components = distinct_lines(&self.components);
+        self.regions = distinct_lines(&self.regions);
         self.official_url = self
             .official_url
             .filter(|url| crate::model::WebUrl::parse(url).is_some_and(|u| u.as_str() == url));
@@ -127,38 +195,34 @@ impl Imported {
             })
     }
 
-    /// Another report of the same incident in the same payload: every update of both, the
-    /// facts of the more recent.
-    fn absorb(&mut self, other: Imported) {
+    /// Other reports of the same incident in the same payload, taken in: every update,
+    /// component and region of all, the earliest start, the facts of the most recent (and,
+    /// for parts of one event, the worst impact).
+    fn absorb_all(self, others: Vec<Imported>) -> Imported {
         let newest = |i: &Imported| i.updates.iter().map(|u| u.at).max();
-        let mut updates = std::mem::take(&mut self.updates);
-        let mut components = std::mem::take(&mut self.components);
-        let resolved = self.resolved.or(other.resolved);
-        if newest(&other) >= newest(self) {
-            updates.extend(other.updates.iter().cloned());
-            components.extend(other.components.iter().cloned());
-            *self = other;
-        } else {
-            updates.extend(other.updates);
-            components.extend(other.components);
+        let mut all = vec![self];
+        all.extend(others);
+        // The most recent; on a tie, the one that came last in the payload.
+        let at = (0..all.len()).max_by_key(|&i| newest(&all[i])).unwrap_or(0);
+        let mut merged = all.swap_remove(at);
+        for older in all {
+            merged.updates.extend(older.updates);
+            merged.components.extend(older.components);
+            merged.regions.extend(older.regions);
+            merged.started = merged.started.min(older.started);
+            merged.resolved = merged.resolved.or(older.resolved);
+            if merged.continues.is_some() {
+                let worst = |i: &Option<Impact>| i.map(crate::insight::severity);
+                merged.impact = std::cmp::max_by_key(merged.impact, older.impact, worst);
+            }
         }
-        self.updates = updates;
-        self.components = components;
-        self.resolved = self.resolved.or(resolved);
-        *self = self.clone().tidy();
+        merged.tidy()
     }
-}
-
-/// Which payload format a file is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Statuspage,
-    Atom,
 }
 
 /// An import to run.
 pub struct Request<'a> {
-    pub format: Format,
+    pub platform: Platform,
     pub file: &'a Path,
     /// The provider's folder under content/; `None` to take the page's name.
     pub provider: Option<&'a str>,
@@ -329,14 +393,10 @@ impl fmt::Display for Report {
 /// or any file that could not be written safely, writes nothing.
 pub fn run(request: &Request) -> Result<Report, Error> {
     let file = request.file;
-    let bytes = std::fs::read(file)
-        .map_err(|e| Error::Usage(format!("cannot read {}: {e}", file.display())))?;
-    let text = clean_text(bytes).map_err(|e| Error::Invalid(vec![e.into_diagnostic(file)]))?;
-    let (page, incidents) = match request.format {
-        Format::Statuspage => statuspage::parse(file, &text).map(|p| (p.page, p.incidents)),
-        Format::Atom => atom::parse(file, &text).map(|incidents| (None, incidents)),
-    }
-    .map_err(|diagnostic| Error::Invalid(vec![diagnostic]))?;
+    let bytes = payload::read_file(file)?;
+    let text = payload_text(bytes).map_err(|e| Error::Invalid(vec![e.into_diagnostic(file)]))?;
+    let Parsed { page, incidents } = parse(request.platform, file, &text, None)
+        .map_err(|diagnostic| Error::Invalid(vec![diagnostic]))?;
     let Some(name) = request.provider.map(str::to_string).or(page) else {
         return Err(Error::Usage(
             "the payload does not name its page: pass --provider SLUG".into(),
@@ -399,31 +459,34 @@ pub fn write(
     incidents: Vec<Imported>,
     mode: Mode,
 ) -> Result<Vec<Outcome>, Vec<Diagnostic>> {
-    let mut unique: Vec<Imported> = Vec::new();
+    let mut incidents = incidents;
+    series::join(index, &mut incidents);
+    let mut groups: Vec<(Imported, Vec<Imported>)> = Vec::with_capacity(incidents.len());
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
     for incident in incidents {
-        match unique
-            .iter_mut()
-            .find(|u| same_identity(&u.source, &incident.source))
-        {
-            Some(known) => known.absorb(incident),
-            None => unique.push(incident),
+        let key = (incident.source.kind.clone(), incident.source.id.clone());
+        match seen.get(&key) {
+            Some(&at) => groups[at].1.push(incident),
+            None => {
+                seen.insert(key, groups.len());
+                groups.push((incident, Vec::new()));
+            }
         }
     }
+    let unique: Vec<Imported> = groups
+        .into_iter()
+        .map(|(first, others)| match others.is_empty() {
+            true => first,
+            false => first.absorb_all(others),
+        })
+        .collect();
     files::write(writer, index, provider, &unique, mode)
-}
-
-fn same_identity(a: &Source, b: &Source) -> bool {
-    a.kind == b.kind && a.id == b.id
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::Status;
-
-    fn update(at: &str, status: &str, body: &str) -> Update {
-        Update::of(at, status, body)
-    }
 
     #[test]
     fn tidy_gives_every_incident_a_title_and_clean_statuses() {
@@ -435,17 +498,20 @@ mod tests {
             resolved: Some("2026-08-17T13:00:00Z".parse().unwrap()),
             impact: None,
             components: vec!["A".into(), " A ".into(), "".into()],
+            regions: vec!["eu-west-1".into(), "eu-west-1".into()],
             official_url: Some("javascript:alert(1)".into()),
             extra: None,
             updates: vec![
-                update("2026-08-17T13:41:00Z", "", "b\u{1b}"),
-                update("2026-08-17T13:41:00Z", "update", "b"),
+                Update::of("2026-08-17T13:41:00Z", "", "b\u{1b}"),
+                Update::of("2026-08-17T13:41:00Z", "update", "b"),
             ],
             approximate: false,
+            continues: None,
         }
         .tidy();
         assert_eq!(incident.title, "Incident x 1");
         assert_eq!(incident.components, ["A"]);
+        assert_eq!(incident.regions, ["eu-west-1"]);
         assert_eq!(incident.official_url, None);
         assert_eq!(incident.resolved, None, "a resolution before the start");
         assert_eq!(incident.updates.len(), 1);

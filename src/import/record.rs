@@ -58,18 +58,20 @@ pub enum Field {
     Resolved,
     Impact,
     Components,
+    Regions,
     Id,
     OfficialUrl,
     Extra,
 }
 
 impl Field {
-    pub const ALL: [Field; 8] = [
+    pub const ALL: [Field; 9] = [
         Field::Title,
         Field::Started,
         Field::Resolved,
         Field::Impact,
         Field::Components,
+        Field::Regions,
         Field::Id,
         Field::OfficialUrl,
         Field::Extra,
@@ -83,6 +85,7 @@ impl Field {
             Field::Resolved => "resolved",
             Field::Impact => "impact",
             Field::Components => "components",
+            Field::Regions => "regions",
             Field::Id => "id",
             Field::OfficialUrl => "official_url",
             Field::Extra => "extra",

@@ -2,14 +2,18 @@
 //! `incidents/unresolved.json`, `scheduled-maintenances.json`. Recognised by shape: an
 //! object holding `incidents` or `scheduled_maintenances`, or a single incident. An old
 //! incident's timeline kept as one HTML list is split into its updates ([`timeline`]).
+//!
+//! incident.io answers the same paths, with differences a client meets: its incidents carry
+//! no `components`, `shortlink` may be `null`, and an empty list may be `null`.
 
 use std::path::Path;
 
 use serde::Deserialize;
+use url::Url;
 
-use super::{Imported, identity, timeline};
+use super::{Imported, Parsed, identity, read_json, timeline};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Source, Status, Timestamp, Update, WebUrl};
+use crate::model::{Impact, Platform, Source, Status, Timestamp, Update, WebUrl};
 
 #[derive(Deserialize)]
 struct Payload {
@@ -30,18 +34,15 @@ pub struct Page {
 #[derive(Deserialize)]
 struct Incident {
     id: String,
-    #[serde(default)]
-    name: String,
+    name: Option<String>,
     status: Option<String>,
     impact: Option<String>,
     created_at: Timestamp,
     started_at: Option<Timestamp>,
     resolved_at: Option<Timestamp>,
     shortlink: Option<String>,
-    #[serde(default)]
-    components: Vec<Named>,
-    #[serde(default)]
-    incident_updates: Vec<IncidentUpdate>,
+    components: Option<Vec<Named>>,
+    incident_updates: Option<Vec<IncidentUpdate>>,
     scheduled_for: Option<Timestamp>,
     scheduled_until: Option<Timestamp>,
 }
@@ -52,7 +53,6 @@ struct IncidentUpdate {
     body: Option<String>,
     created_at: Timestamp,
     display_at: Option<Timestamp>,
-    #[serde(default)]
     affected_components: Option<Vec<Named>>,
 }
 
@@ -61,31 +61,19 @@ struct Named {
     name: String,
 }
 
-/// What a payload holds: its page's name and its incidents.
-pub struct Parsed {
-    pub page: Option<String>,
-    pub incidents: Vec<Imported>,
-}
-
 const EXPECTED: &str = "a Statuspage v2 answer holding `incidents` or `scheduled_maintenances` \
      (incidents.json, summary.json, incidents/unresolved.json, scheduled-maintenances.json)";
 
-pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
+/// Reads a payload of `platform` (a Statuspage or incident.io); `page` is the status page
+/// it came from, for the incidents' own pages when the payload does not name its page.
+pub fn parse(
+    path: &Path,
+    text: &str,
+    platform: Platform,
+    page: Option<&Url>,
+) -> Result<Parsed, Diagnostic> {
     // One parse: every field is optional, so any object reads, and the shape is judged after.
-    let payload: Payload = serde_json::from_str(text).map_err(|e| {
-        let diagnostic = Diagnostic::at(
-            path,
-            text,
-            e.line(),
-            e.column(),
-            1,
-            match e.classify() {
-                serde_json::error::Category::Data => format!("unexpected Statuspage data: {e}"),
-                _ => format!("invalid JSON: {e}"),
-            },
-        );
-        diagnostic.with_hint(format!("expected {EXPECTED}"))
-    })?;
+    let payload: Payload = read_json(path, text, "Statuspage", EXPECTED)?;
     if payload.incidents.is_none()
         && payload.scheduled_maintenances.is_none()
         && payload.incident.is_none()
@@ -93,19 +81,25 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
         return Err(Diagnostic::file(path, "this is not a Statuspage payload")
             .with_hint(format!("expected {EXPECTED}")));
     }
-    let page_url = payload.page.as_ref().and_then(|p| p.url.clone());
+    let page_url = payload
+        .page
+        .as_ref()
+        .and_then(|p| p.url.clone())
+        .or_else(|| page.map(|url| url.as_str().to_string()));
+    let convert =
+        |incident, maintenance| convert(incident, maintenance, page_url.as_deref(), platform);
     let incidents = payload
         .incidents
         .into_iter()
         .flatten()
         .chain(payload.incident)
-        .map(|incident| convert(incident, false, page_url.as_deref()))
+        .map(|incident| convert(incident, false))
         .chain(
             payload
                 .scheduled_maintenances
                 .into_iter()
                 .flatten()
-                .map(|incident| convert(incident, true, page_url.as_deref())),
+                .map(|incident| convert(incident, true)),
         )
         .collect();
     Ok(Parsed {
@@ -114,32 +108,42 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
     })
 }
 
-/// Who the Statuspage incident `code` is, as the archive finds it.
-pub fn source_of(code: &str) -> Source {
-    identity("statuspage", code)
+/// Who the incident `code` of a status page on `platform` is, as the archive finds it.
+pub fn source_of(platform: Platform, code: &str) -> Source {
+    identity(platform.keyword(), code)
 }
 
-fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imported {
+fn convert(
+    incident: Incident,
+    maintenance: bool,
+    page_url: Option<&str>,
+    platform: Platform,
+) -> Imported {
     let impact = match incident.impact.as_deref().and_then(Impact::parse) {
         _ if maintenance => Impact::Maintenance,
         Some(impact) => impact,
         None => Impact::None,
     };
-    let mut components: Vec<String> = incident.components.into_iter().map(|c| c.name).collect();
+    let mut components: Vec<String> = incident
+        .components
+        .into_iter()
+        .flatten()
+        .map(|c| c.name)
+        .collect();
+    let updates_given = incident.incident_updates.unwrap_or_default();
     let done = incident.resolved_at.is_some()
         || matches!(
             incident.status.as_deref(),
             Some("resolved" | "postmortem" | "completed")
         );
-    let old_timeline = match incident.incident_updates.as_slice() {
+    let old_timeline = match updates_given.as_slice() {
         [only] => only.body.as_deref().and_then(|body| {
             let near = incident.started_at.unwrap_or(incident.created_at);
             timeline::split(body, near, done && !maintenance)
         }),
         _ => None,
     };
-    let updates: Vec<Update> = incident
-        .incident_updates
+    let updates: Vec<Update> = updates_given
         .into_iter()
         .map(|update| {
             components.extend(
@@ -188,17 +192,19 @@ fn convert(incident: Incident, maintenance: bool, page_url: Option<&str>) -> Imp
         .filter(|url| WebUrl::parse(url).is_some())
         .or(incident.shortlink);
     Imported {
-        source: source_of(&incident.id),
+        source: source_of(platform, &incident.id),
         legacy: None,
-        title: incident.name,
+        title: incident.name.unwrap_or_default(),
         started,
         resolved,
         impact: Some(impact),
         components,
+        regions: Vec::new(),
         official_url,
         extra,
         updates,
         approximate: false,
+        continues: None,
     }
     .tidy()
 }

@@ -69,6 +69,10 @@ pub struct Limits {
     pub max_bytes: usize,
 }
 
+/// What a sync reads: JSON APIs and feeds.
+const ACCEPT: &str =
+    "application/json, application/atom+xml, application/rss+xml, application/xml;q=0.9, */*;q=0.8";
+
 /// The redirects followed, at most.
 pub const MAX_REDIRECTS: usize = 5;
 
@@ -80,9 +84,7 @@ impl Default for Limits {
             retries: 2,
             backoff: Duration::from_millis(500),
             max_wait: Duration::from_secs(60),
-            // Far above any status page's history (the real payloads in the tests are under
-            // 80 KB), far below what would hurt.
-            max_bytes: 16 * 1024 * 1024,
+            max_bytes: crate::import::MAX_PAYLOAD_BYTES,
         }
     }
 }
@@ -178,10 +180,7 @@ impl Client {
     }
 
     async fn attempt(&self, url: &Url, known: Option<&Validators>) -> Attempt {
-        let mut request = self
-            .http
-            .get(url.clone())
-            .header(header::ACCEPT, "application/json");
+        let mut request = self.http.get(url.clone()).header(header::ACCEPT, ACCEPT);
         if let Some(known) = known {
             if let Some(etag) = known.etag.as_deref().and_then(header_value) {
                 request = request.header(header::IF_NONE_MATCH, etag);

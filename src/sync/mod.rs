@@ -1,22 +1,26 @@
 //! `outages sync`: keeps the archive current from the providers' live status pages.
 //!
-//! For each provider to follow ([`providers`]), the Statuspage endpoints are fetched
-//! ([`fetch`]: conditional, polite, bounded), a host at a time per host and `jobs` hosts at
-//! once, on tokio; the answers come back here, to one thread, which merges each provider's
-//! incidents with exactly the import's rules (idempotent, lossless, hand edits kept), all of
-//! a provider's files or none. A provider that fails is reported and the others go on. The
-//! servers' validators are kept in the cache folder ([`state`]) only once what they vouch
-//! for is written.
+//! For each provider to follow ([`providers`]), the endpoints of its [`platform`] are
+//! fetched ([`fetch`]: conditional, polite, bounded), a host at a time per host and `jobs`
+//! hosts at once, on tokio; the answers come back here, to one thread, which reads them with
+//! the import's readers and merges each provider's incidents with exactly the import's rules
+//! (idempotent, lossless, hand edits kept), all of a provider's files or none. A provider
+//! that fails is reported and the others go on. The servers' validators are kept in the
+//! cache folder ([`state`]) only once what they vouch for is written.
 //!
-//! The first sync of a provider also walks its whole [`history`]: every incident the archive
-//! lacks is fetched, a pause between requests, and written as it comes, [`BATCH`] at a time,
-//! each batch all or nothing, so a sync stopped half way loses nothing it wrote and the next
-//! one fetches only the rest. Once the walk ends with every incident in, later syncs read
-//! only the latest incidents, and go back to the history only when the oldest of those is
-//! new to the archive (the sync before was too long ago: some may lie between).
+//! Where the endpoints hold only the latest incidents, the first sync of a provider also
+//! walks its whole [`history`] (a Statuspage's listing, an incident.io page's feed): every
+//! incident the archive lacks is fetched, a pause between requests, and written as it comes,
+//! [`BATCH`] at a time, each batch all or nothing, so a sync stopped half way loses nothing
+//! it wrote and the next one fetches only the rest. Once the walk ends with every incident
+//! in, later syncs read only the latest incidents, and go back to the history only when the
+//! oldest of those is new to the archive (the sync before was too long ago: some may lie
+//! between). `provider add` finds a page's platform ([`detect`]).
 
+pub mod detect;
 pub mod fetch;
 pub mod history;
+pub mod platform;
 pub mod providers;
 pub mod state;
 mod summary;
@@ -30,22 +34,16 @@ use std::time::Duration;
 use indicatif::ProgressBar;
 use reqwest::Url;
 
-use crate::content::source::decode_text;
 use crate::diagnostics::{Diagnostic, count};
-use crate::import::{self, Mode, statuspage};
-use crate::model::Slug;
+use crate::import::{self, Mode, payload_text, statuspage};
+use crate::model::{Platform, Slug};
 use fetch::{Client, Failure, Fetched, Limits, Paced, Validators};
 use history::Stopped;
+use platform::History;
 use providers::Followed;
 use state::State;
 pub use summary::{Done, Failed, Summary, Synced};
 use tokio::sync::{mpsc, oneshot};
-
-/// The Statuspage v2 endpoints a sync reads, under the status page's address.
-pub const ENDPOINTS: [&str; 2] = [
-    "api/v2/incidents.json",
-    "api/v2/scheduled-maintenances.json",
-];
 
 /// A sync to run.
 pub struct Options {
@@ -77,10 +75,10 @@ pub enum Error {
     Usage(String),
 }
 
-/// A provider and what its endpoints said last time, in [`ENDPOINTS`] order.
+/// A provider and what its endpoints said last time, in [`Followed::endpoints`] order.
 type Asked = (Followed, Vec<Option<Validators>>);
 
-/// What one provider's endpoints answered: `(url, answer)` in [`ENDPOINTS`] order.
+/// What one provider's endpoints answered: `(url, answer)` in [`Followed::endpoints`] order.
 type Answers = Result<Vec<(Url, Fetched)>, Failure>;
 
 /// What a provider's fetching task tells the merging thread, in this order.
@@ -156,9 +154,10 @@ pub fn run(
         .map_err(|e| Error::Usage(format!("cannot start the network runtime: {e}")))?;
     let mut hosts: BTreeMap<String, Vec<Asked>> = BTreeMap::new();
     for provider in followed {
-        let known = ENDPOINTS
+        let known = provider
+            .endpoints()
             .iter()
-            .map(|path| state.get(provider.endpoint(path).as_str()).cloned())
+            .map(|url| state.get(url.as_str()).cloned())
             .collect();
         hosts
             .entry(provider.host())
@@ -215,12 +214,11 @@ pub fn run(
                 let merged = answers.map_err(Failed::Fetch).and_then(|answers| {
                     merge_answers(options, &mut archive, &mut state, &provider, answers)
                 });
-                let walks = match &merged {
-                    Ok((_, gap)) => {
-                        *gap || options.history
-                            || !state.has_history(history_key(&provider).as_str())
+                let walks = match (&merged, history_key(&provider)) {
+                    (Ok((_, gap)), Some(key)) => {
+                        *gap || options.history || !state.has_history(key.as_str())
                     }
-                    Err(_) => false,
+                    _ => false,
                 };
                 let done = merged.map(|(done, _)| done);
                 // A task that has gone walks nothing.
@@ -281,7 +279,9 @@ pub fn run(
                 write_batch(options, &mut archive, &mut walk);
                 match (result, walk.done.is_ok()) {
                     (Ok(()), true) if options.mode == Mode::Write => {
-                        state.finish_history(history_key(&walk.provider).as_str());
+                        if let Some(key) = history_key(&walk.provider) {
+                            state.finish_history(key.as_str());
+                        }
                     }
                     (Err(stopped), true) => walk.done = Err(cut_short(stopped, walk.fetched)),
                     _ => {}
@@ -320,53 +320,72 @@ pub fn run(
     Ok(summary)
 }
 
-/// Fetches the provider's [`ENDPOINTS`], asking "changed since?" of each.
+/// Fetches the provider's endpoints, asking "changed since?" of each.
 async fn fetch_all(
     paced: &mut Paced<'_>,
     provider: &Followed,
     known: &[Option<Validators>],
 ) -> Answers {
-    let mut answers = Vec::with_capacity(ENDPOINTS.len());
-    for (path, known) in ENDPOINTS.iter().zip(known) {
-        let url = provider.endpoint(path);
+    let endpoints = provider.endpoints();
+    let mut answers = Vec::with_capacity(endpoints.len());
+    for (url, known) in endpoints.into_iter().zip(known) {
         let fetched = paced.get(&url, known.as_ref()).await?;
         answers.push((url, fetched));
+    }
+    let changed = |f: &Fetched| matches!(f, Fetched::Body { .. });
+    if provider.reads_together() && answers.iter().any(|(_, f)| changed(f)) {
+        for (url, fetched) in &mut answers {
+            if !changed(fetched) {
+                *fetched = paced.get(url, None).await?;
+            }
+        }
     }
     Ok(answers)
 }
 
-/// The key under which the state remembers that a provider's history is all in.
-fn history_key(provider: &Followed) -> Url {
-    history::page_url(provider, 1)
+/// The key under which the state remembers that a provider's history is all in; `None`
+/// when its endpoints hold it all.
+fn history_key(provider: &Followed) -> Option<Url> {
+    match provider.history()? {
+        History::Listed => Some(history::page_url(provider, 1)),
+        History::Feed(url) => Some(url),
+    }
 }
 
-/// Lists the provider's history, asks the merging thread which incidents to fetch, and
-/// sends each one back as it comes.
+/// Reads the provider's history and sends it to the merging thread: a listing's
+/// incidents one by one, as the thread asks for them, or the feed of them all.
 async fn walk_history(
     paced: &mut Paced<'_>,
     provider: &Followed,
     sender: &mpsc::Sender<Message>,
 ) -> Result<(), Stopped> {
-    let codes = history::list(paced, provider).await?;
-    let (reply, answer) = oneshot::channel();
     let slug = provider.slug.clone();
-    let listed = Message::Listed {
-        slug: slug.clone(),
-        codes,
-        reply,
+    let (urls, stop): (Vec<Url>, Arc<AtomicBool>) = match provider.history() {
+        Some(History::Listed) => {
+            let codes = history::list(paced, provider).await?;
+            let (reply, answer) = oneshot::channel();
+            let listed = Message::Listed {
+                slug: slug.clone(),
+                codes,
+                reply,
+            };
+            // When the merging thread has gone, nothing is left to do.
+            if sender.send(listed).await.is_err() {
+                return Ok(());
+            }
+            let Ok((wanted, stop)) = answer.await else {
+                return Ok(());
+            };
+            let urls = wanted.iter().map(|c| history::incident_url(provider, c));
+            (urls.collect(), stop)
+        }
+        Some(History::Feed(url)) => (vec![url], Arc::default()),
+        None => return Ok(()),
     };
-    // When the merging thread has gone, nothing is left to do.
-    if sender.send(listed).await.is_err() {
-        return Ok(());
-    }
-    let Ok((wanted, stop)) = answer.await else {
-        return Ok(());
-    };
-    for code in wanted {
+    for url in urls {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let url = history::incident_url(provider, &code);
         let Fetched::Body { bytes, .. } = paced.get(&url, None).await.map_err(Stopped::Fetch)?
         else {
             continue;
@@ -399,7 +418,10 @@ fn wanted(
         Ok(_) if options.history => codes,
         Ok(index) => codes
             .into_iter()
-            .filter(|code| !index.holds(slug, &statuspage::source_of(code)))
+            .filter(|code| {
+                let source = statuspage::source_of(walk.provider.platform, code);
+                !index.holds(slug, &source)
+            })
             .collect(),
         Err(problems) => {
             walk.done = Err(Failed::Content(problems));
@@ -423,11 +445,13 @@ fn write_batch(options: &Options, archive: &mut Archive, walk: &mut Walking) {
     let origin = PathBuf::from(first.as_str());
     let mut incidents = Vec::new();
     let mut problems = Vec::new();
+    let platform = walk.provider.platform;
+    let page = &walk.provider.status_page;
     for (url, bytes) in batch {
         let origin = PathBuf::from(url.as_str());
-        match decode_text(bytes)
+        match payload_text(bytes)
             .map_err(|e| e.into_diagnostic(&origin))
-            .and_then(|text| statuspage::parse(&origin, &text))
+            .and_then(|text| import::parse(platform, &origin, &text, Some(page)))
         {
             Ok(parsed) => incidents.extend(parsed.incidents),
             Err(problem) => problems.push(problem),
@@ -508,12 +532,13 @@ fn merge_answers(
             continue;
         };
         let origin = PathBuf::from(url.as_str());
-        let parsed = decode_text(bytes)
+        let page = &provider.status_page;
+        let parsed = payload_text(bytes)
             .map_err(|e| e.into_diagnostic(&origin))
-            .and_then(|text| statuspage::parse(&origin, &text));
+            .and_then(|text| import::parse(provider.platform, &origin, &text, Some(page)));
         match parsed {
             Ok(parsed) => {
-                if endpoint == 0 {
+                if endpoint == 0 && provider.history().is_some() {
                     oldest = parsed
                         .incidents
                         .iter()
@@ -525,9 +550,11 @@ fn merge_answers(
                 fresh.push((url, validators));
             }
             Err(problem) => problems.push(problem.with_hint(format!(
-                "is {} an Atlassian Statuspage? If not, set `sync: false` in {}",
+                "does {} run on {}? If not, set its platform in {} (`sync: {{kind: …}}`, one of {}), or `sync: false`",
                 provider.status_page,
-                provider.file.display()
+                provider.platform.label(),
+                provider.file.display(),
+                Platform::keywords()
             ))),
         }
     }

@@ -5,19 +5,23 @@ use std::path::{Path, PathBuf};
 
 use reqwest::Url;
 
+use super::detect;
 use crate::content::fields::display_path;
 use crate::content::{self, CONTENT_DIR, Loaded, PROVIDER_FILE};
 use crate::diagnostics::Diagnostic;
 use crate::import::lock::{Purpose, Writer, staging_path};
+use crate::import::under;
 use crate::import::{create_file, quoted, text, waiting, write_new};
-use crate::model::{Slug, SyncKind, WebUrl};
+use crate::model::{Platform, Slug, SyncKind, WebUrl};
 
 /// A provider to sync.
 #[derive(Debug, Clone)]
 pub struct Followed {
     pub slug: Slug,
-    /// Its status page, the base of `/api/v2/…`.
+    /// Its status page, the base of `/api/v2/…` (a feed's own address).
     pub status_page: Url,
+    /// What the status page runs on.
+    pub platform: Platform,
     /// `_index.md` gives no `name`: the page's own name is written in after a sync.
     pub unnamed: bool,
     /// The `_index.md`, relative to the site root.
@@ -27,13 +31,7 @@ pub struct Followed {
 impl Followed {
     /// The endpoint `path` (like `api/v2/incidents.json`) under the status page.
     pub fn endpoint(&self, path: &str) -> Url {
-        let mut base = self.status_page.clone();
-        if !base.path().ends_with('/') {
-            base.set_path(&format!("{}/", base.path()));
-        }
-        base.set_query(None);
-        base.set_fragment(None);
-        base.join(path).unwrap_or(base)
+        under(&self.status_page, path)
     }
 
     /// The host requests to it go to: one request at a time per host.
@@ -114,10 +112,16 @@ pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, String> {
         let Some(page) = info.status_page.filter(|_| chosen) else {
             continue;
         };
+        // Named on the command line, a provider with `sync: false` is read as a Statuspage.
+        let platform = match info.sync {
+            SyncKind::Follow(platform) => platform,
+            SyncKind::Off => Platform::Statuspage,
+        };
         match Url::parse(page.as_str()) {
             Ok(status_page) => selection.followed.push(Followed {
                 slug,
                 status_page,
+                platform,
                 unnamed: info.name.is_none(),
                 file,
             }),
@@ -137,14 +141,30 @@ pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, String> {
 pub struct NewProvider<'a> {
     pub slug: &'a str,
     pub status_page: &'a str,
+    /// The platform, when the user says; else it is found.
+    pub kind: Option<Platform>,
     pub name: Option<&'a str>,
     /// The provider's own site.
     pub url: Option<&'a str>,
 }
 
-/// `outages provider add`: writes `content/<slug>/_index.md` naming the status page (and
-/// the name and site, when given); returns the slug and the file's path for the user.
-pub fn add(root: &Path, new: &NewProvider) -> Result<(Slug, PathBuf), String> {
+/// What `outages provider add` did.
+pub struct Added {
+    pub slug: Slug,
+    /// The `_index.md` written, for the user.
+    pub file: PathBuf,
+    pub platform: Platform,
+    /// How the platform was found, when it was not given.
+    pub found: Option<String>,
+}
+
+/// The pause between two questions `provider add` asks a status page.
+const ASKING_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// `outages provider add`: writes `content/<slug>/_index.md` naming the status page and its
+/// platform (found from the address and what it answers, unless given), and the name and
+/// site when given.
+pub fn add(root: &Path, new: &NewProvider) -> Result<Added, String> {
     let slug = Slug::from_name(new.slug).map_err(|e| format!("the provider `{}` {e}", new.slug))?;
     content::require_dir(root)?;
     let web = |text: &str, example: &str| {
@@ -160,13 +180,29 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<(Slug, PathBuf), String> {
         .join(slug.as_str())
         .join(PROVIDER_FILE);
     let path = root.join(&relative);
-    let _writer = Writer::take(root, waiting).map_err(|e| e.to_string())?;
-    if std::fs::symlink_metadata(&path).is_ok() {
-        return Err(format!(
+    let exists = || {
+        format!(
             "{} exists already; set `status_page: {}` in it by hand",
             display_path(root, &relative).display(),
             status_page.as_str()
-        ));
+        )
+    };
+    // Before any question is asked of the page, and again under the lock.
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(exists());
+    }
+    let (platform, found) = match new.kind {
+        Some(platform) => (platform, None),
+        None => {
+            let page = Url::parse(status_page.as_str()).map_err(|e| e.to_string())?;
+            let found = detect::platform(&page, ASKING_DELAY)
+                .map_err(|refused| format!("{}: {refused}", status_page.as_str()))?;
+            (found.platform, Some(found.how))
+        }
+    };
+    let _writer = Writer::take(root, waiting).map_err(|e| e.to_string())?;
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(exists());
     }
     let mut text = String::from("---\n");
     if let Some(name) = new.name.map(text::one_line).filter(|n| !n.is_empty()) {
@@ -176,11 +212,17 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<(Slug, PathBuf), String> {
         text.push_str(&format!("url: {}\n", quoted(url.as_str())));
     }
     text.push_str(&format!(
-        "status_page: {}\n---\n",
-        quoted(status_page.as_str())
+        "status_page: {}\nsync: {{kind: {}}}\n---\n",
+        quoted(status_page.as_str()),
+        platform.keyword()
     ));
     create_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok((slug, display_path(root, &relative)))
+    Ok(Added {
+        slug,
+        file: display_path(root, &relative),
+        platform,
+        found,
+    })
 }
 
 /// Writes `name: <name>` (one line) into the provider's `_index.md`, which has none, as the first line

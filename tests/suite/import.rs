@@ -1115,7 +1115,8 @@ fn new_and_init_write_files_that_build_at_once() {
 mod generated {
     use std::collections::BTreeMap;
 
-    use outages::import::{self, Change, Format, Request, text};
+    use outages::import::{self, Change, Request, text};
+    use outages::model::Platform;
     use proptest::prelude::*;
     use proptest::sample::select;
     use proptest::test_runner::TestCaseError;
@@ -1264,7 +1265,7 @@ mod generated {
         let file = site.path().join("payload.json");
         std::fs::write(&file, payload.to_string()).unwrap();
         let request = Request {
-            format: Format::Statuspage,
+            platform: Platform::Statuspage,
             file: &file,
             provider: None,
             root: site.path(),

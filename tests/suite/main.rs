@@ -17,6 +17,7 @@ mod insight;
 mod links;
 mod output;
 mod planning;
+mod platforms;
 mod reading;
 mod robustness;
 mod search;

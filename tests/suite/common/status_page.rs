@@ -1,6 +1,6 @@
-//! A status page served here, on 127.0.0.1, answering as a test says (the real Statuspage
-//! payloads of `tests/fixtures/statuspage/`, failures, waits), and running `outages` against
-//! it. No test touches the internet.
+//! A status page served here, on 127.0.0.1, answering as a test says (the real payloads of
+//! `tests/fixtures/<platform>/`, failures, waits), and running `outages` against it. No
+//! test touches the internet.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -60,6 +60,12 @@ pub enum Reply {
         body: String,
         date: String,
     },
+    /// Any bytes of a media type, with an ETag: 304 when the request names it.
+    Raw {
+        body: Vec<u8>,
+        media_type: &'static str,
+        etag: String,
+    },
 }
 
 pub fn json(body: &str, etag: &str) -> Reply {
@@ -67,6 +73,21 @@ pub fn json(body: &str, etag: &str) -> Reply {
         body: body.to_string(),
         etag: format!("\"{etag}\""),
     }
+}
+
+/// Bytes of a media type, with an ETag.
+pub fn raw(body: impl Into<Vec<u8>>, media_type: &'static str, etag: &str) -> Reply {
+    Reply::Raw {
+        body: body.into(),
+        media_type,
+        etag: format!("\"{etag}\""),
+    }
+}
+
+/// A real payload of `tests/fixtures/<folder>/`, as bytes.
+pub fn fixture(folder: &str, name: &str) -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    std::fs::read(format!("{path}/{folder}/{name}")).unwrap()
 }
 
 #[derive(Default)]
@@ -120,13 +141,24 @@ impl Server {
 
     /// Sets how `/<prefix>/api/v2/<endpoint>` answers.
     pub fn on(&self, prefix: &str, endpoint: &str, replies: Vec<Reply>) {
-        let path = format!("/{prefix}/api/v2/{endpoint}");
-        self.book.lock().unwrap().replies.insert(path, replies);
+        self.at(&format!("/{prefix}/api/v2/{endpoint}"), replies);
+    }
+
+    /// Sets how the path (with its query, if it has one) answers.
+    pub fn at(&self, path: &str, replies: Vec<Reply>) {
+        self.book
+            .lock()
+            .unwrap()
+            .replies
+            .insert(path.to_string(), replies);
     }
 
     /// A provider whose incidents and maintenances answer as given, with a history that
-    /// lists nothing (until [`Server::history`] says otherwise).
+    /// lists nothing (until [`Server::history`] says otherwise), and a summary that says it
+    /// is a Statuspage.
     pub fn provider(&self, prefix: &str, incidents: Vec<Reply>, maintenances: Vec<Reply>) {
+        let summary = format!("{{\"page\": {{\"id\": \"kctbh9vrtdwd\", \"name\": \"{prefix}\"}}}}");
+        self.on(prefix, "summary.json", vec![json(&summary, "s")]);
         self.on(prefix, "incidents.json", incidents);
         self.on(prefix, "scheduled-maintenances.json", maintenances);
         let empty = json("{\"months\": []}", "h");
@@ -265,6 +297,21 @@ async fn answer(State(book): State<Arc<Mutex<Book>>>, request: Request) -> Respo
         Some(Reply::Dated { body, date }) => {
             ([(header::LAST_MODIFIED, date)], body).into_response()
         }
+        Some(Reply::Raw { etag, .. }) if tag.as_deref() == Some(etag.as_str()) => {
+            (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response()
+        }
+        Some(Reply::Raw {
+            body,
+            media_type,
+            etag,
+        }) => (
+            [
+                (header::ETAG, etag),
+                (header::CONTENT_TYPE, media_type.to_string()),
+            ],
+            body,
+        )
+            .into_response(),
         Some(Reply::Huge(mib)) => {
             let chunks =
                 (0..mib * 16).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![b' '; 65536])));
