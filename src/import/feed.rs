@@ -162,7 +162,12 @@ fn source(
     shaped: bool,
 ) -> (Source, Option<Source>) {
     let tag = item.id.rsplit('/').next().unwrap_or(&item.id).to_string();
-    let code = item.link.as_deref().and_then(incident_code);
+    // An RSS item's guid is often the same page.
+    let code = item
+        .link
+        .as_deref()
+        .and_then(incident_code)
+        .or_else(|| incident_code(&item.id));
     let kind = match (platform, code) {
         (Platform::Statuspage | Platform::IncidentIo, _) => Some(platform),
         (_, Some(code)) if shaped && code.len() == 26 => Some(Platform::IncidentIo),

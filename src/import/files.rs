@@ -41,6 +41,8 @@ pub fn write(
     let mut outcomes = Vec::new();
     let mut errors = Vec::new();
     let mut taken = BTreeSet::new();
+    // The ids of the files this run creates, and where.
+    let mut new_ids: BTreeMap<String, PathBuf> = BTreeMap::new();
     let kin = index.kin(provider);
     for incident in incidents {
         let yours = index
@@ -63,12 +65,13 @@ pub fn write(
                 change: Change::Yours,
                 kept: Vec::new(),
             }),
-            (Ok(Found::Nowhere), None) => {
-                new_path(root, &folder, provider, incident, index, &taken).and_then(|path| {
+            (Ok(Found::Nowhere), None) => free_id(root, provider, incident, index, &new_ids)
+                .and_then(|()| new_path(root, &folder, provider, incident, index, &taken))
+                .and_then(|path| {
                     taken.insert(path.clone());
+                    new_ids.insert(incident.source.id.clone(), path.clone());
                     create(root, &path, incident, &mut staged)
-                })
-            }
+                }),
             (Err(error), _) => Err(error),
         };
         match planned {
@@ -110,6 +113,8 @@ pub struct Index {
     slugs: BTreeSet<(String, String)>,
     /// Files with an `id` and no `source`: taken over by hand, by `(provider, id)`.
     taken_over: BTreeMap<(String, String), PathBuf>,
+    /// Every file with an `id`, by `(provider, id)`: a new file must not take one's id.
+    ids: BTreeMap<(String, String), PathBuf>,
     /// The text a dry run planned for files it did not write.
     unwritten: BTreeMap<PathBuf, String>,
     /// Each provider's status page, as [`page_key`] compares them.
@@ -135,6 +140,10 @@ impl Index {
             Ok(Loaded::Incident(incident)) => {
                 self.slugs
                     .insert((incident.provider.to_string(), incident.slug.to_string()));
+                if let Some(id) = &incident.id {
+                    let key = (incident.provider.to_string(), id.clone());
+                    self.ids.entry(key).or_insert_with(|| path.clone());
+                }
                 match (&incident.source, &incident.id) {
                     (Some(source), _) => self
                         .by_source
@@ -179,6 +188,7 @@ impl Index {
             !held.is_empty()
         });
         self.broken.retain(|(p, ..)| !paths.contains(p.as_path()));
+        self.ids.retain(|_, p| !paths.contains(p.as_path()));
         for Planned {
             path,
             incident,
@@ -310,6 +320,33 @@ impl Index {
             (None, Some(held)) => Ok(Found::Elsewhere((held.0.clone(), Arc::clone(&held.1)))),
             (None, None) => Ok(Found::Nowhere),
         }
+    }
+}
+
+/// Refuses a new file whose `id` (the source's) another file of the provider has already,
+/// on disk or new in this run: an id names one incident, and two sources that give the same
+/// one cannot both be the provider's.
+fn free_id(
+    root: &Path,
+    provider: &Slug,
+    incident: &Imported,
+    index: &Index,
+    new_ids: &BTreeMap<String, PathBuf>,
+) -> Result<(), Diagnostic> {
+    let id = &incident.source.id;
+    let holder = new_ids
+        .get(id)
+        .or_else(|| index.ids.get(&(provider.to_string(), id.clone())));
+    match holder {
+        None => Ok(()),
+        Some(path) => Err(Diagnostic::file(
+            display_path(root, path),
+            format!(
+                "holds the id `{id}`, which the payload also gives the incident `{}` of another source ({}): an id names one incident",
+                incident.title, incident.source.kind
+            ),
+        )
+        .with_hint("if they are one incident, give this file the other's `source:`; else give one of them another `id`")),
     }
 }
 

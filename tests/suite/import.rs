@@ -1381,3 +1381,42 @@ fn an_old_timeline_imports_as_one_update_per_entry() {
     assert_reimport_changes_nothing(&site, &[&["statuspage", &old]]);
     site.build(&[]);
 }
+
+#[test]
+fn a_feed_that_gives_an_incident_of_another_source_s_id_is_refused_and_writes_nothing() {
+    let site = Site::new(&[]);
+    std::fs::create_dir_all(site.path("content")).unwrap();
+    import(
+        &site,
+        &[
+            "statuspage",
+            &payload("github-incidents-2026-08-18.json"),
+            "--provider",
+            "github",
+        ],
+    );
+    let before = tree(&site.path("content"));
+    // An item with no page of its own, its guid the code of a Statuspage incident: a
+    // feed's incident of that id would be a second incident of one id.
+    let feed = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>x</title>\
+        <link>https://example.com/</link><description>d</description><item><title>Down</title>\
+        <guid>bmpybhnrky3x</guid><pubDate>Mon, 17 Aug 2026 10:00:00 +0000</pubDate></item>\
+        </channel></rss>";
+    let path = site.path("feed.rss");
+    std::fs::write(&path, feed).unwrap();
+    let output = site.run(&[
+        "import",
+        "feed",
+        path.to_str().unwrap(),
+        "--provider",
+        "github",
+    ]);
+    let errors = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{errors}");
+    assert!(
+        errors.contains("holds the id `bmpybhnrky3x`, which the payload also gives"),
+        "{errors}"
+    );
+    assert_eq!(tree(&site.path("content")), before);
+    assert!(site.run(&["check"]).status.success());
+}
