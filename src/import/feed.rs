@@ -72,8 +72,9 @@ pub fn parse(path: &Path, text: &str, platform: Platform) -> Result<Parsed, Diag
         }
     }
     // A Statuspage's feed is read strictly: a trail it cannot read is an error. Any other
-    // feed's entry that is not a readable trail is one update.
-    let strict = matches!(platform, Platform::Statuspage | Platform::IncidentIo);
+    // feed's entry (incident.io's own shape included) that is not a readable trail is one
+    // update.
+    let strict = platform == Platform::Statuspage;
     let mut told = Vec::with_capacity(groups.len());
     for (page, mut items) in groups {
         items.sort_by_key(|e| (e.published, e.updated));
