@@ -716,17 +716,6 @@ impl Platform {
         Platform::Feed,
     ];
 
-    /// Their keywords, in [`Platform::ALL`]'s order (a test holds them to [`Platform::keyword`]).
-    pub const KEYWORDS: [&'static str; 7] = [
-        "statuspage",
-        "incident-io",
-        "google-cloud",
-        "aws",
-        "slack",
-        "better-stack",
-        "feed",
-    ];
-
     /// As `sync: {kind: …}` and `outages import KIND` name it, and as the sources of its
     /// incidents are kinded in content files.
     pub fn keyword(self) -> &'static str {
@@ -760,7 +749,7 @@ impl Platform {
 
     /// Every keyword, for messages: `statuspage, incident-io, …`.
     pub fn keywords() -> String {
-        Platform::KEYWORDS.join(", ")
+        Platform::ALL.map(Platform::keyword).join(", ")
     }
 }
 
@@ -927,9 +916,8 @@ mod tests {
     fn statuses_known_and_other() {
         assert_eq!(Status::parse("In Progress"), Status::InProgress);
         assert_eq!(Status::parse("postmortem"), Status::Postmortem);
-        for (platform, keyword) in Platform::ALL.into_iter().zip(Platform::KEYWORDS) {
-            assert_eq!(platform.keyword(), keyword);
-            assert_eq!(Platform::parse(keyword), Some(platform));
+        for platform in Platform::ALL {
+            assert_eq!(Platform::parse(platform.keyword()), Some(platform));
         }
         assert_eq!(
             Status::parse("Mitigated"),

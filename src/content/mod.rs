@@ -354,7 +354,9 @@ impl<'de> Deserialize<'de> for SyncYaml {
                     }
                     let value: String = map.next_value()?;
                     let platform = Platform::parse(&value).ok_or_else(|| {
-                        serde::de::Error::unknown_variant(&value, &Platform::KEYWORDS)
+                        let kinds = format!("one of {}", Platform::keywords());
+                        let given = serde::de::Unexpected::Str(&value);
+                        serde::de::Error::invalid_value(given, &kinds.as_str())
                     })?;
                     kind = Some(SyncKind::Follow(platform));
                 }

@@ -88,22 +88,23 @@ pub fn parse_feed(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
     })
 }
 
-/// How bad a state (a post's title, an event's status) says an event is: a disruption or
-/// impact (3) a major outage, a degradation or performance issue (2) degraded performance,
-/// an informational message (1) no impact.
-fn impact_of_state(state: &str) -> Option<Impact> {
+/// The level of a post's state, on the scale of the events' statuses: a disruption or
+/// impact 3, a degradation or performance issue 2, an informational message 1; none for a
+/// state that says nothing of it (`Service is operating normally`).
+fn level_of_state(state: &str) -> Option<i64> {
     let state = state.to_ascii_lowercase();
-    if state.contains("disruption") || state.contains("impact") {
-        Some(Impact::Critical)
-    } else if state.contains("degradation") || state.contains("performance") {
-        Some(Impact::Minor)
-    } else if state.contains("informational") {
-        Some(Impact::None)
+    let says = |words: &[&str]| words.iter().any(|w| state.contains(w));
+    if says(&["disruption", "impact"]) {
+        Some(3)
+    } else if says(&["degradation", "performance"]) {
+        Some(2)
     } else {
-        None
+        says(&["informational"]).then_some(1)
     }
 }
 
+/// How bad a level says an event is: 3 a major outage, 2 degraded performance, below no
+/// impact.
 fn impact_of_level(level: i64) -> Impact {
     match level {
         3.. => Impact::Critical,
@@ -120,7 +121,8 @@ fn from_posts(posts: Vec<Post>) -> Option<Imported> {
     let series = last.series.clone();
     let (service, region) = split_series(&series);
     let resolved = last.resolved.then_some(last.at);
-    let impact = posts.iter().filter_map(|p| impact_of_state(&p.state)).max();
+    let level = posts.iter().filter_map(|p| level_of_state(&p.state)).max();
+    let impact = level.map(impact_of_level);
     let title = last.summary.clone();
     let official_url = last.link.clone();
     let updates = posts
@@ -357,13 +359,11 @@ mod tests {
 
     #[test]
     fn states_say_how_bad() {
-        assert_eq!(
-            impact_of_state("Service disruption"),
-            Some(Impact::Critical)
-        );
-        assert_eq!(impact_of_state("Service impact"), Some(Impact::Critical));
-        assert_eq!(impact_of_state("Performance issues"), Some(Impact::Minor));
-        assert_eq!(impact_of_state("Informational message"), Some(Impact::None));
-        assert_eq!(impact_of_state("Service is operating normally"), None);
+        let impact = |state| level_of_state(state).map(impact_of_level);
+        assert_eq!(impact("Service disruption"), Some(Impact::Critical));
+        assert_eq!(impact("Service impact"), Some(Impact::Critical));
+        assert_eq!(impact("Performance issues"), Some(Impact::Minor));
+        assert_eq!(impact("Informational message"), Some(Impact::None));
+        assert_eq!(impact("Service is operating normally"), None);
     }
 }

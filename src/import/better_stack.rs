@@ -87,22 +87,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
     let updates: BTreeMap<&str, &Attributes> = of_kind("status_update")
         .map(|r| (r.id.as_str(), &r.attributes))
         .collect();
-    let mut problems = Vec::new();
     let incidents = of_kind("status_report")
-        .filter_map(|report| match convert(report, &names, &updates) {
-            Some(incident) => Some(incident),
-            None => {
-                problems.push(report.id.clone());
-                None
-            }
+        .map(|report| {
+            convert(report, &names, &updates).ok_or_else(|| {
+                let id = &report.id;
+                Diagnostic::file(path, format!("the status report {id} has no start"))
+                    .with_hint(format!("expected {EXPECTED}; each report with `starts_at`"))
+            })
         })
-        .collect();
-    if let Some(id) = problems.first() {
-        return Err(
-            Diagnostic::file(path, format!("the status report {id} has no start"))
-                .with_hint(format!("expected {EXPECTED}; each report with `starts_at`")),
-        );
-    }
+        .collect::<Result<Vec<Imported>, Diagnostic>>()?;
     Ok(Parsed {
         page: document.data.attributes.company_name,
         incidents,

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use std::path::Path;
+use std::sync::LazyLock;
 
 use chrono::{
     DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc,
@@ -43,6 +44,15 @@ pub(super) struct Item {
 pub(super) struct Read {
     pub items: Vec<Item>,
     home: Option<String>,
+}
+
+/// The elements of a Statuspage trail, parsed once.
+static PARAGRAPH: LazyLock<Selector> = LazyLock::new(|| selector("p"));
+static SMALL: LazyLock<Selector> = LazyLock::new(|| selector("small"));
+static STRONG: LazyLock<Selector> = LazyLock::new(|| selector("strong"));
+
+fn selector(css: &str) -> Selector {
+    Selector::parse(css).expect("a valid selector")
 }
 
 /// The most a time zone is away from UTC.
@@ -226,13 +236,10 @@ fn statuspage_trail(
     item: &Item,
     strict: bool,
 ) -> Result<Option<Vec<Update>>, Diagnostic> {
-    let paragraphs = Selector::parse("p").expect("a valid selector");
-    let small = Selector::parse("small").expect("a valid selector");
-    let strong = Selector::parse("strong").expect("a valid selector");
     let html = Html::parse_fragment(&item.html);
     let stamped: Vec<_> = html
-        .select(&paragraphs)
-        .filter_map(|p| Some((p, p.select(&small).next()?.text().collect::<String>())))
+        .select(&PARAGRAPH)
+        .filter_map(|p| Some((p, p.select(&SMALL).next()?.text().collect::<String>())))
         .collect();
     let Some((_, newest)) = stamped.first() else {
         return Ok(None);
@@ -255,7 +262,7 @@ fn statuspage_trail(
             .with_hint("expected Statuspage's `Aug 17, 20:45 UTC`"));
         };
         let status = paragraph
-            .select(&strong)
+            .select(&STRONG)
             .next()
             .map(|s| s.text().collect::<String>())
             .unwrap_or_default();

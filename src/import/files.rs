@@ -205,8 +205,7 @@ impl Index {
     /// Whether the archive holds the incident `source` names, as a file of any provider or
     /// as one `provider`'s user took over: what an import would find, so need not fetch.
     pub fn holds(&self, provider: &Slug, source: &Source) -> bool {
-        self.by_source
-            .contains_key(&(source.kind.clone(), source.id.clone()))
+        self.holds_source(source)
             || self
                 .taken_over
                 .contains_key(&(provider.to_string(), source.id.clone()))
@@ -237,11 +236,7 @@ impl Index {
             .filter(|((_, id), _)| id[prefix.len()..].bytes().all(|b| b.is_ascii_digit()))
             .flat_map(|((k, id), held)| held.iter().map(move |(_, i)| (k, id, i)))
             .filter(|(.., i)| {
-                let theirs = Span {
-                    started: i.started,
-                    resolved: i.resolved,
-                    updated: i.updated(),
-                };
+                let theirs = Span::of_file(i);
                 match i.started <= span.started {
                     true => theirs.open_at(span.started, gap),
                     false => span.open_at(i.started, gap),

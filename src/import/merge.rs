@@ -7,9 +7,9 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::record::{Field, Fingerprint, Record, value_fingerprint};
+use super::series::worse;
 use super::text::words;
 use super::{Imported, Kept, quoted, time};
-use crate::insight::severity;
 use crate::model::{Impact, Incident, Timestamp, Update};
 
 /// The values of the fields an import writes.
@@ -287,9 +287,7 @@ fn offer(
         },
         impact: match incoming.impact {
             // Parts of one event: it was as bad as the worse.
-            Some(impact) if incoming.continues.is_some() => {
-                std::cmp::max_by_key(current.impact, impact, |i| severity(*i))
-            }
+            Some(impact) if incoming.continues.is_some() => worse(current.impact, impact),
             Some(impact) if newer || guessed.contains(&Field::Impact) => impact,
             _ => current.impact,
         },

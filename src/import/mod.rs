@@ -212,8 +212,10 @@ impl Imported {
             merged.started = merged.started.min(older.started);
             merged.resolved = merged.resolved.or(older.resolved);
             if merged.continues.is_some() {
-                let worst = |i: &Option<Impact>| i.map(crate::insight::severity);
-                merged.impact = std::cmp::max_by_key(merged.impact, older.impact, worst);
+                merged.impact = match (merged.impact, older.impact) {
+                    (Some(a), Some(b)) => Some(series::worse(a, b)),
+                    (a, b) => a.or(b),
+                };
             }
         }
         merged.tidy()

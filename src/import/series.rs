@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use super::Imported;
 use super::files::Index;
-use crate::model::{Source, Timestamp};
+use crate::insight::severity;
+use crate::model::{Impact, Incident, Source, Timestamp};
 
 /// How long an incident of a series may go without an update and still be the one a later
 /// post of its series continues, when nothing says it ended.
@@ -31,6 +32,15 @@ impl Span {
         }
     }
 
+    /// An incident of the archive.
+    pub(crate) fn of_file(incident: &Incident) -> Span {
+        Span {
+            started: incident.started,
+            resolved: incident.resolved,
+            updated: incident.updated(),
+        }
+    }
+
     /// Whether the incident was open at `at`: resolved then or later, or unresolved and
     /// updated within `gap` before.
     pub(crate) fn open_at(self, at: Timestamp, gap: chrono::TimeDelta) -> bool {
@@ -42,6 +52,11 @@ impl Span {
                 .is_some_and(|t| t >= at),
         }
     }
+}
+
+/// The worse of two impacts told of parts of one event: it was as bad as its worst part.
+pub(super) fn worse(a: Impact, b: Impact) -> Impact {
+    std::cmp::max_by_key(a, b, |i| severity(*i))
 }
 
 /// Gives each incident that continues a series, and is new to the archive, the identity of

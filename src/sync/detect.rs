@@ -22,10 +22,12 @@ pub struct Found {
 /// Why a page's platform cannot be followed.
 #[derive(Debug)]
 pub enum Refused {
-    /// A platform `sync` recognises but does not read, and why.
-    Unread { platform: &'static str, why: String },
-    /// No platform fits: what was asked, and the last reason a question failed.
+    /// Instatus, which `sync` recognises but does not read.
+    Instatus,
+    /// No platform fits: each question asked, and what came of it.
     Unknown { asked: Vec<String> },
+    /// The page could not be asked at all.
+    Cannot(String),
 }
 
 /// The questions asked of a page, in order: a path under it, and what the answer must be.
@@ -50,19 +52,6 @@ enum Answer {
     Feed,
 }
 
-/// The hosts of platforms `sync` recognises but does not read.
-const UNREAD_HOSTS: [&str; 1] = [".instatus.com"];
-
-const INSTATUS: &str = "Instatus";
-
-fn instatus() -> Refused {
-    Refused::Unread {
-        platform: INSTATUS,
-        why: "its public JSON lists only what is open now, with no updates and no history"
-            .to_string(),
-    }
-}
-
 /// Finds the platform of `page`: by its address, else by asking it, a question at a time
 /// with `delay` between two.
 pub fn platform(page: &Url, delay: Duration) -> Result<Found, Refused> {
@@ -72,15 +61,13 @@ pub fn platform(page: &Url, delay: Duration) -> Result<Found, Refused> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Refused::Unknown {
-            asked: vec![format!("cannot start the network runtime: {e}")],
-        })?;
+        .map_err(|e| Refused::Cannot(format!("cannot start the network runtime: {e}")))?;
     let limits = Limits {
         timeout: Duration::from_secs(15),
         retries: 0,
         ..Limits::default()
     };
-    let client = Client::new(limits).map_err(|why| Refused::Unknown { asked: vec![why] })?;
+    let client = Client::new(limits).map_err(Refused::Cannot)?;
     runtime.block_on(by_answer(&client, page, delay))
 }
 
@@ -108,8 +95,8 @@ fn by_address(page: &Url) -> Result<Option<Found>, Refused> {
             how: format!("its host is on {}", suffix.trim_start_matches('.')),
         }));
     }
-    if UNREAD_HOSTS.iter().any(|s| host.ends_with(s)) {
-        return Err(instatus());
+    if host.ends_with(".instatus.com") {
+        return Err(Refused::Instatus);
     }
     let path = page.path().to_ascii_lowercase();
     if [".atom", ".rss", ".xml"]
@@ -137,11 +124,8 @@ async fn by_answer(client: &Client, page: &Url, delay: Duration) -> Result<Found
             Ok(Fetched::NotModified) => continue,
             Err(failure) => {
                 asked.push(format!("{url}: {}", failure.reason));
-                // A page that cannot be reached, or does not answer in time, will not
-                // answer the next question either.
-                if failure.reason.starts_with("cannot connect")
-                    || failure.reason.starts_with("no complete answer")
-                {
+                // A page that gave no answer will not answer the next question either.
+                if failure.silent {
                     break;
                 }
                 continue;
@@ -178,15 +162,21 @@ impl Answer {
 /// Whether `bytes` are the answer a platform gives to the question: which platform, or why
 /// it is not followed; `None` when they are not.
 fn fits(answer: Answer, bytes: &[u8]) -> Option<Result<Platform, Refused>> {
-    if let Answer::Feed = answer {
-        let start = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).to_lowercase();
-        let feed = start.contains("<rss") || start.contains("<feed") || start.contains("<rdf:rdf");
-        return feed.then_some(Ok(Platform::Feed));
-    }
-    let text = crate::import::payload_text(bytes.to_vec()).ok()?;
-    let json: Value = serde_json::from_str(&text).ok()?;
+    let json = || -> Option<Value> {
+        let text = crate::import::payload_text(bytes.to_vec()).ok()?;
+        serde_json::from_str(&text).ok()
+    };
     let platform = match answer {
+        Answer::Feed => {
+            let start = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).to_lowercase();
+            ["<rss", "<feed", "<rdf:rdf"]
+                .iter()
+                .any(|root| start.contains(root))
+                .then_some(())?;
+            Platform::Feed
+        }
         Answer::StatuspageSummary => {
+            let json = json()?;
             let id = json.get("page")?.get("id")?.as_str()?;
             // incident.io names pages by ULIDs (26 characters); Statuspage by 12.
             match id.len() == 26 && id.chars().all(|c| c.is_ascii_alphanumeric()) {
@@ -195,30 +185,29 @@ fn fits(answer: Answer, bytes: &[u8]) -> Option<Result<Platform, Refused>> {
             }
         }
         Answer::BetterStack => {
-            (json.get("data")?.get("type")?.as_str()? == "status_page").then_some(())?;
+            (json()?.get("data")?.get("type")?.as_str()? == "status_page").then_some(())?;
             Platform::BetterStack
         }
         Answer::Slack => {
-            json.get("active_incidents")?.as_array()?;
+            json()?.get("active_incidents")?.as_array()?;
             Platform::Slack
         }
         Answer::GoogleProducts => {
-            json.get("products")?.as_array()?;
+            json()?.get("products")?.as_array()?;
             Platform::GoogleCloud
         }
         Answer::AwsEvents => {
-            let events = json.as_array()?;
-            events
+            json()?
+                .as_array()?
                 .iter()
                 .all(|e| e.get("arn").is_some() && e.get("event_log").is_some())
                 .then_some(())?;
             Platform::Aws
         }
         Answer::Instatus => {
-            json.get("page")?.get("status")?.as_str()?;
-            return Some(Err(instatus()));
+            json()?.get("page")?.get("status")?.as_str()?;
+            return Some(Err(Refused::Instatus));
         }
-        Answer::Feed => return None,
     };
     Some(Ok(platform))
 }
@@ -226,10 +215,10 @@ fn fits(answer: Answer, bytes: &[u8]) -> Option<Result<Platform, Refused>> {
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refused::Unread { platform, why } => write!(
-                f,
-                "this is an {platform} status page, which `sync` does not read: {why}; if it publishes an Atom or RSS feed, add that address with `--kind feed`"
+            Refused::Instatus => f.write_str(
+                "this is an Instatus status page, which `sync` does not read: its public JSON lists only what is open now, with no updates and no history; if it publishes an Atom or RSS feed, add that address with `--kind feed`",
             ),
+            Refused::Cannot(why) => f.write_str(why),
             Refused::Unknown { asked } => {
                 write!(f, "cannot tell which platform this status page runs on")?;
                 for line in asked {

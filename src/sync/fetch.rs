@@ -51,6 +51,9 @@ pub struct Failure {
     pub url: String,
     pub reason: String,
     pub hint: Option<String>,
+    /// No answer came at all (no connection, or none in time): asking the host anything
+    /// else at once is no use.
+    pub silent: bool,
 }
 
 /// How patient and how generous a client is.
@@ -110,13 +113,34 @@ pub fn redirect_verdict(previous: &[Url], next: &Url) -> Result<(), String> {
     }
 }
 
+/// Why one attempt gave nothing: the user's words, and whether the server said anything.
+struct Miss {
+    reason: String,
+    silent: bool,
+}
+
+impl Miss {
+    /// The server answered, with something of no use.
+    fn said(reason: String) -> Miss {
+        Miss {
+            reason,
+            silent: false,
+        }
+    }
+
+    /// The server gave no answer.
+    fn silent(reason: String) -> Miss {
+        Miss {
+            reason,
+            silent: true,
+        }
+    }
+}
+
 /// One attempt's end: done, or worth another try after a wait.
 enum Attempt {
-    Done(Result<Fetched, String>),
-    Again {
-        reason: String,
-        wait: Option<Duration>,
-    },
+    Done(Result<Fetched, Miss>),
+    Again { miss: Miss, wait: Option<Duration> },
 }
 
 impl Client {
@@ -142,31 +166,30 @@ impl Client {
 
     /// GETs `url`, asking "changed since `known`?"; retries what is worth retrying.
     pub async fn get(&self, url: &Url, known: Option<&Validators>) -> Result<Fetched, Failure> {
-        let fail = |reason: String, hint: Option<String>| Failure {
+        let fail = |miss: Miss, hint: Option<String>| Failure {
             url: url.to_string(),
-            reason,
+            reason: miss.reason,
             hint,
+            silent: miss.silent,
         };
         let mut backoff = self.limits.backoff;
         let mut attempt = 0;
         loop {
             match self.attempt(url, known).await {
                 Attempt::Done(Ok(fetched)) => return Ok(fetched),
-                Attempt::Done(Err(reason)) => return Err(fail(reason, None)),
-                Attempt::Again { reason, wait } => {
+                Attempt::Done(Err(miss)) => return Err(fail(miss, None)),
+                Attempt::Again { miss, wait } => {
+                    let later = || Some("the provider is tried again on the next sync".into());
                     if attempt >= self.limits.retries {
                         let tries = attempt + 1;
-                        return Err(fail(
-                            format!("{reason} ({tries} tries)"),
-                            Some("the provider is tried again on the next sync".into()),
-                        ));
+                        let reason = format!("{} ({tries} tries)", miss.reason);
+                        return Err(fail(Miss { reason, ..miss }, later()));
                     }
                     let wait = match wait {
                         Some(asked) if asked > self.limits.max_wait => {
-                            return Err(fail(
-                                format!("{reason}, and asks to wait {} s", asked.as_secs()),
-                                Some("the provider is tried again on the next sync".into()),
-                            ));
+                            let secs = asked.as_secs();
+                            let reason = format!("{}, and asks to wait {secs} s", miss.reason);
+                            return Err(fail(Miss { reason, ..miss }, later()));
                         }
                         Some(asked) => asked,
                         None => backoff,
@@ -200,21 +223,20 @@ impl Client {
         let said = status_text(status);
         if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
             let wait = retry_after(response.headers(), chrono::Utc::now());
-            return Attempt::Again { reason: said, wait };
+            let miss = Miss::said(said);
+            return Attempt::Again { miss, wait };
         }
         if status.is_server_error() {
-            return Attempt::Again {
-                reason: said,
-                wait: None,
-            };
+            let miss = Miss::said(said);
+            return Attempt::Again { miss, wait: None };
         }
         if !status.is_success() {
-            return Attempt::Done(Err(said));
+            return Attempt::Done(Err(Miss::said(said)));
         }
         let validators = Validators::of(response.headers());
         match self.body(response).await {
             Ok(bytes) => Attempt::Done(Ok(Fetched::Body { bytes, validators })),
-            Err(Ok(too_big)) => Attempt::Done(Err(too_big)),
+            Err(Ok(too_big)) => Attempt::Done(Err(Miss::said(too_big))),
             Err(Err(error)) => self.failed(&error),
         }
     }
@@ -250,21 +272,19 @@ impl Client {
     fn failed(&self, error: &reqwest::Error) -> Attempt {
         if error.is_timeout() {
             let secs = self.limits.timeout.as_secs_f64();
-            return Attempt::Again {
-                reason: format!("no complete answer within {secs} s"),
-                wait: None,
-            };
+            let miss = Miss::silent(format!("no complete answer within {secs} s"));
+            return Attempt::Again { miss, wait: None };
         }
         if error.is_redirect() {
-            return Attempt::Done(Err(reason(error)));
+            return Attempt::Done(Err(Miss::said(reason(error))));
         }
         // Only timeouts are worth another try at once: a name that does not resolve, a
         // refused connection or a bad certificate will be the same in a second.
         let why = reason(error);
         if error.is_connect() {
-            return Attempt::Done(Err(format!("cannot connect: {why}")));
+            return Attempt::Done(Err(Miss::silent(format!("cannot connect: {why}"))));
         }
-        Attempt::Done(Err(why))
+        Attempt::Done(Err(Miss::silent(why)))
     }
 }
 

@@ -303,6 +303,7 @@ pub fn run(
                 url: String::new(),
                 reason: "the fetch stopped without an answer".into(),
                 hint: None,
+                silent: true,
             })),
             mode: options.mode,
         };

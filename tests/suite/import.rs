@@ -1420,3 +1420,15 @@ fn a_feed_that_gives_an_incident_of_another_source_s_id_is_refused_and_writes_no
     assert_eq!(tree(&site.path("content")), before);
     assert!(site.run(&["check"]).status.success());
 }
+
+#[test]
+fn a_payload_larger_than_a_content_file_imports() {
+    let site = Site::new(&[]);
+    std::fs::create_dir_all(site.path("content")).unwrap();
+    // Over the 4 MiB a content file may hold, as a whole history in one file is.
+    let json = std::fs::read_to_string(payload("github-incidents-2026-08-18.json")).unwrap();
+    let path = site.path("big.json");
+    std::fs::write(&path, format!("{json}{}", " ".repeat(5 << 20))).unwrap();
+    let out = import(&site, &["statuspage", path.to_str().unwrap()]);
+    assert!(out.contains("5 created"), "{out}");
+}

@@ -169,6 +169,15 @@ fn provider_add_finds_each_platform_from_what_its_page_answers() {
         &["provider", "add", "mystery", &server.page("mystery")],
         "give the platform with `--kind KIND`, one of statuspage, incident-io, google-cloud, aws, slack, better-stack, feed",
     );
+    // Nothing listens there: one question, not seven.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_page = format!("http://{}/page", closed.local_addr().unwrap());
+    drop(closed);
+    let (output, _) = run(&site, &["provider", "add", "gone", &closed_page]);
+    let errors = crate::common::stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{errors}");
+    assert_eq!(errors.matches("\n  asked ").count(), 1, "{errors}");
+    assert!(errors.contains("cannot connect"), "{errors}");
     assert!(!site.path("content/perplexity").exists());
     assert!(!site.path("content/mystery").exists());
     refused(

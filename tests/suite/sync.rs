@@ -377,6 +377,10 @@ fn sync_follows_only_providers_with_a_status_page_and_not_opted_out() {
     let errors = stderr(&output);
     assert!(errors.contains("on: failed"), "{errors}");
     assert!(errors.contains("content/on/_index.md:4:"), "{errors}");
+    assert!(
+        errors.contains("\"rss\"") && errors.contains("one of statuspage, incident-io,"),
+        "{errors}"
+    );
     assert!(stdout.contains("synced 0 of 1 provider"), "{stdout}");
     assert_eq!(site.run(&["build"]).status.code(), Some(1));
 }
