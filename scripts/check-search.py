@@ -14,6 +14,7 @@ policy forbids fails here as it would on a host. Then:
   that provider, with the provider in the URL;
 - opens a shared URL (query and filter in it) and gets the same results;
 - shows 20 results, and 20 more on "Show more", with the keyboard focus on the first new one;
+- orders them newest and oldest first across the index's shards (a year each);
 - offers facets as a reader uses them: impacts worst first, in the page's order; no
   component until a provider is chosen, then only that provider's (every one its page
   lists, each finding something); another provider's choice clears the component; the
@@ -188,6 +189,27 @@ def facets(driver, wait, site):
     return problems
 
 
+def by_date(driver, wait, site, many):
+    """`the` newest first and oldest first: every result once, in order across shards."""
+    problems = []
+    for order, newest in [("newest", True), ("oldest", False)]:
+        driver.get(f"{site}search/?q=the&sort={order}")
+        wait.until(lambda d: "the" in d.find_element(By.ID, "search-status").text)
+        while True:
+            more = driver.find_element(By.ID, "search-more")
+            shown = len(driver.find_elements(By.CSS_SELECTOR, "#search-results > li"))
+            if shown >= many or not more.is_displayed():
+                break
+            more.click()
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#search-results > li")) > shown)
+        dates = [t.get_attribute("datetime") for t in driver.find_elements(By.CSS_SELECTOR, "#search-results .row-date")]
+        years = {date[:4] for date in dates}
+        if len(dates) != many or dates != sorted(dates, reverse=newest) or len(years) < 2:
+            problems.append(f"`the`, {order} first: {len(dates)} of {many} results, "
+                            f"dates {dates[:3]}…{dates[-3:]} over {len(years)} years")
+    return problems
+
+
 def main():
     if sys.argv[1] == "--hostile":
         return main_hostile(*sys.argv[2:])
@@ -294,7 +316,11 @@ def main():
             if focused != twenty_first:
                 problems.append(f"after Show more the focus is on {focused}, not {twenty_first}")
 
-        # 5. The facets.
+        # 5. Newest and oldest first: the index is in shards, one per year, and the order
+        # runs across them, 20 at a time.
+        problems.extend(by_date(driver, wait, site, many))
+
+        # 6. The facets.
         problems.extend(facets(driver, wait, site))
 
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
@@ -307,7 +333,8 @@ def main():
     report(f"{base}, CSP as _headers sets it", problems, "the header box finds the one "
           f"incident with `{RARE}` and leads to it; the provider facet narrows {total} results to "
           f"{expected}; a shared URL restores them; Show more adds the next 20 of {many}; "
-          "impacts come worst first and components only for the chosen provider")
+          "newest and oldest first run across years; impacts come worst first and components only "
+          "for the chosen provider")
 
 
 if __name__ == "__main__":

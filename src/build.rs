@@ -55,8 +55,8 @@ pub enum Error {
     #[error(transparent)]
     Output(output::Error),
     /// The search index could not be built; the output is untouched: exit code 1.
-    #[error("{0}")]
-    Search(String),
+    #[error(transparent)]
+    Search(search::Error),
 }
 
 impl From<output::Error> for Error {
@@ -353,25 +353,14 @@ fn updated(written: &[String], update: Update<Listed>, own: &HashSet<String>) ->
     listed.into_iter().collect()
 }
 
-/// The search index of the site, with its state file: the last build's files, read back,
-/// when it indexed the same records with this same program, else built anew.
-fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let language = &site.config.language;
+/// The search index of the site: the last build's shards, read back, where they indexed
+/// the same records with this same program, the others built anew.
+fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, search::Error> {
     let records = search::records(
         &site.archive.incidents,
         &site.views.incidents.provider_names(),
     );
-    let fingerprint = search::fingerprint(&records, language);
-    let previous = output
-        .read(routes::SEARCH_INDEX_STATE)
-        .and_then(|state| search::reusable(&state, &fingerprint, |path| output.read(path)));
-    let mut files = match previous {
-        Some(files) => files,
-        None => search::index(records, language)?,
-    };
-    let state = search::state(&fingerprint, &files);
-    files.push((routes::SEARCH_INDEX_STATE.to_string(), state));
-    Ok(files)
+    search::index(records, &site.config.language, |path| output.read(path))
 }
 
 /// The real location of a path that may not exist yet: its deepest existing ancestor with

@@ -102,6 +102,14 @@ pub const SEARCH_SCRIPT: &str = "search.js";
 /// The search index, as Pagefind names its files inside.
 pub const SEARCH_INDEX_DIR: &str = "pagefind/";
 
+/// The index's shards, newest first, which the search page merges.
+pub const SEARCH_SHARDS: &str = "pagefind/shards.json";
+
+/// One shard of the search index: `pagefind/2024/`.
+pub fn search_shard_dir(name: &str) -> String {
+    format!("{SEARCH_INDEX_DIR}{name}/")
+}
+
 /// What the last build indexed, and the files it made of it: a build of the same records
 /// takes those files again instead of indexing anew.
 pub const SEARCH_INDEX_STATE: &str = "pagefind/.outages-index";

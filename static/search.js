@@ -30,20 +30,58 @@ const params = new URLSearchParams(location.search);
 query.value = params.get("q") ?? "";
 form.elements.sort.value = params.get("sort") ?? "";
 
+// The index is in shards, newest first, listed in `pagefind/shards.json` with every facet's
+// totals. Pagefind's script opens the bundle of the shards' words, which says which shards
+// can match a search; only those are loaded, each merged in under a `shard` filter of its
+// own, so that Pagefind ranks them as one index and one of them can still be asked alone.
 let pagefind;
+let shards;
+let all;
 try {
-  pagefind = await import(form.dataset.index + "pagefind.js");
-  await pagefind.options({ excerptLength: 24 });
-  pagefind.init();
+  const listed = await fetch(form.dataset.index + "shards.json");
+  if (!listed.ok) throw new Error(`${listed.status} fetching the index's list of shards`);
+  const manifest = await listed.json();
+  shards = manifest.shards.map((shard) => shard.name);
+  all = manifest.filters;
+  if (shards.length > 0) {
+    pagefind = await import(form.dataset.index + "pagefind.js");
+    await pagefind.options({ excerptLength: 24 });
+    pagefind.init();
+  }
 } catch (error) {
   status.textContent = "Search could not load its index. Try again later, or browse the incident archive.";
   throw error;
 }
 
+// The shards that can hold what `words` finds (every shard for a search by facets alone).
+async function within(words) {
+  if (!words || shards.length === 0) return shards;
+  const found = await pagefind.search(words, { filters: { covers: { any: shards } } });
+  const counts = found?.filters?.covers ?? {};
+  return shards.filter((shard) => counts[shard] > 0);
+}
+
+const merged = new Set();
+async function load(names) {
+  const fresh = names.filter((name) => !merged.has(name));
+  if (fresh.length === 0) return;
+  for (const name of fresh) merged.add(name);
+  await Promise.all(
+    fresh.map((shard) => pagefind.mergeIndex(`${form.dataset.index}${shard}/`, { mergeFilter: { shard } })),
+  );
+  // Every facet's values in the shards now merged, for the counts of the next searches.
+  await pagefind.filters();
+}
+
+// A search over the shards in `scope`, with the facets chosen.
+function find(words, filters, scope, sort) {
+  if (scope.length === 0) return { results: [], filters: {} };
+  return pagefind.search(words || null, { filters: { ...filters, shard: { any: scope } }, sort });
+}
+
 // Each facet: its select, its label and every value it has in the index, in order.
 const facets = new Map();
 const selects = new Map();
-const all = await pagefind.filters();
 for (const [name, label, any] of FACETS) {
   const values = ordered(name, Object.keys(all[name] ?? {}));
   if (values.length === 0) continue;
@@ -81,7 +119,9 @@ function ordered(name, values) {
   return values.sort((a, b) => words(a, b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
-let shown = [];
+// The results: a function giving the first n of them.
+let shown = async () => [];
+let total = 0;
 let generation = 0;
 
 async function run() {
@@ -92,26 +132,46 @@ async function run() {
   const order = form.elements.sort.value;
   keepInUrl(words, filters, order);
   if (!words && Object.keys(filters).length === 0) {
-    show(mine, [], "");
+    show(mine, async () => [], 0, "");
     offer(all);
     return;
   }
-  const sort = order === "newest" ? { start: "desc" } : order === "oldest" ? { start: "asc" } : undefined;
-  const search = await pagefind.search(words || null, { filters, sort });
+  const scope = await within(words);
+  await load(scope);
+  if (mine !== generation) return;
+  const search = await find(words, filters, scope);
   if (mine !== generation || !search) return;
-  const counts = await facetCounts(words, filters, search.filters);
+  const counts = await facetCounts(words, filters, scope, search.filters);
   if (mine !== generation) return;
   offer(counts);
   const n = search.results.length;
   const what = words ? ` for “${words}”` : "";
-  show(mine, search.results, n === 0 ? `No incident found${what}.` : `${number.format(n)} incident${n === 1 ? "" : "s"} found${what}.`);
+  show(mine, inOrder(words, filters, scope, search, order), n, n === 0 ? `No incident found${what}.` : `${number.format(n)} incident${n === 1 ? "" : "s"} found${what}.`);
+}
+
+// The results in the order asked, as far as the reader goes. Pagefind ranks the shards'
+// results together, by score; by date, each shard with results is asked alone, in time
+// order (shards are spans of time, newest first), and sorts its own.
+function inOrder(words, filters, scope, search, order) {
+  if (!order) return async (n) => search.results.slice(0, n);
+  const found = search.filters.shard ?? {};
+  const queue = (order === "newest" ? scope : [...scope].reverse()).filter((shard) => found[shard] > 0);
+  const sort = { start: order === "newest" ? "desc" : "asc" };
+  const loaded = [];
+  return async (n) => {
+    while (loaded.length < n && queue.length > 0) {
+      const one = await find(words, filters, [queue.shift()], sort);
+      loaded.push(...(one?.results ?? []));
+    }
+    return loaded.slice(0, n);
+  };
 }
 
 // How many results each value of each facet would give: with the words and the other
 // facets' choices, not the facet's own (with its own, every other value of it counts 0).
 // A provider's counts leave the component out too: components are a provider's own, and
 // another provider is picked with a new one in mind.
-async function facetCounts(words, filters, found) {
+async function facetCounts(words, filters, scope, found) {
   const counts = { ...found };
   const widened = new Set(Object.keys(filters));
   if (filters.component && selects.has("provider")) widened.add("provider");
@@ -121,7 +181,7 @@ async function facetCounts(words, filters, found) {
       delete others[name];
       if (name === "provider") delete others.component;
       const wider = words || Object.keys(others).length > 0
-        ? (await pagefind.search(words || null, { filters: others }))?.filters
+        ? (await find(words, others, scope))?.filters
         : all;
       counts[name] = wider?.[name] ?? {};
     }),
@@ -156,21 +216,22 @@ function offer(counts) {
   if (component) component.label.hidden = !selects.get("provider")?.value && !component.select.value;
 }
 
-async function show(mine, results, message) {
+async function show(mine, results, count, message) {
   status.textContent = message;
   list.replaceChildren();
   shown = results;
+  total = count;
   await page(mine);
 }
 
 async function page(mine) {
   more.disabled = true;
   const from = list.children.length;
-  const next = shown.slice(from, from + PAGE);
+  const next = (await shown(from + PAGE)).slice(from);
   const data = await Promise.all(next.map((r) => r.data()));
   if (mine !== generation) return;
   for (const result of data) list.append(row(result));
-  more.hidden = list.children.length >= shown.length;
+  more.hidden = list.children.length >= total;
   more.disabled = false;
   return from;
 }

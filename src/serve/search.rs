@@ -59,15 +59,20 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
         let files = match &job {
             None => Vec::new(),
             Some(job) => {
+                // The shards whose records are as they were come from the files served.
+                let served = |path: &str| {
+                    let store = shared.store.read().unwrap_or_else(PoisonError::into_inner);
+                    store.files.get(path).map(|bytes| bytes.to_vec())
+                };
                 let index = || {
                     let records = search::records(&job.incidents, &job.provider_names);
-                    search::index(records, &job.language)
+                    search::index(records, &job.language, served)
                 };
                 // A panic (a bug) ends this index, not the thread: the next edit tries again.
                 let built = catch_unwind(AssertUnwindSafe(|| {
                     pool.as_ref().map_or_else(index, |pool| pool.install(index))
                 }))
-                .unwrap_or_else(|_| Err("the search index could not be built (a bug)".into()));
+                .unwrap_or(Err(search::Error::Bug));
                 match built {
                     Ok(files) => files,
                     Err(error) => {

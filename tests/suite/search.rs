@@ -22,21 +22,34 @@ fn archive() -> Site {
     ])
 }
 
-/// The index's records: Pagefind's fragment files, decompressed and parsed, by URL.
+/// The index's records: the shards' fragment files (a record, or a few by Pagefind's
+/// hash), decompressed and parsed, by URL.
 fn records(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, serde_json::Value> {
     readable(files)
         .into_iter()
-        .filter(|(path, _)| path.ends_with(".pf_fragment"))
-        .map(|(path, bytes)| {
+        .filter(|(path, _)| path.ends_with(".pf_fragment") && in_shard(path))
+        .flat_map(|(path, bytes)| {
             // Pagefind's signature, then JSON.
             let json = bytes
                 .strip_prefix(b"pagefind_dcd")
                 .expect("a Pagefind record");
-            let record: serde_json::Value =
+            let file: serde_json::Value =
                 serde_json::from_slice(json).unwrap_or_else(|e| panic!("{path}: {e}"));
-            (record["url"].as_str().unwrap().to_string(), record)
+            // A record alone, or a group of them by hash.
+            match file.get("url") {
+                Some(_) => vec![file],
+                None => file.as_object().unwrap().values().cloned().collect(),
+            }
         })
+        .map(|record| (record["url"].as_str().unwrap().to_string(), record))
         .collect()
+}
+
+/// Whether a file of the index is in a shard's folder (`pagefind/2024/…`), not the words
+/// bundle's.
+fn in_shard(path: &str) -> bool {
+    path.strip_prefix("pagefind/")
+        .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 fn index_files(site: &Site) -> BTreeMap<String, Vec<u8>> {
@@ -80,15 +93,36 @@ fn every_incident_is_a_record_with_its_words_and_facets() {
     let site = archive();
     site.build(&["--base-url", "https://user.github.io/repo/"]);
     let files = index_files(&site);
-    // What Pagefind's script reads first.
-    let entry: serde_json::Value =
-        serde_json::from_slice(&files["pagefind/pagefind-entry.json"]).unwrap();
-    assert_eq!(entry["languages"]["en"]["page_count"], 3, "{entry}");
-    let hash = entry["languages"]["en"]["hash"].as_str().unwrap();
-    assert!(
-        files.contains_key(&format!("pagefind/pagefind.{hash}.pf_meta")),
-        "the entry names the meta file that is there"
+    // What the search page reads first: the shards, newest first, and every facet's
+    // totals.
+    let listed: serde_json::Value = serde_json::from_slice(&files["pagefind/shards.json"]).unwrap();
+    assert_eq!(
+        listed["shards"],
+        serde_json::json!([{"name": "2024", "incidents": 2}, {"name": "2023", "incidents": 1}])
     );
+    assert_eq!(
+        listed["filters"]["provider"],
+        serde_json::json!({"Acme Cloud": 2, "globex": 1})
+    );
+    // Each shard a bundle whose entry names the meta file that is there; the words
+    // bundle, with a record per shard, beside them with Pagefind's script.
+    for (dir, pages) in [
+        ("pagefind/2024/", 2),
+        ("pagefind/2023/", 1),
+        ("pagefind/", 2),
+    ] {
+        let entry: serde_json::Value =
+            serde_json::from_slice(&files[&format!("{dir}pagefind-entry.json")]).unwrap();
+        assert_eq!(
+            entry["languages"]["en"]["page_count"], pages,
+            "{dir}: {entry}"
+        );
+        let hash = entry["languages"]["en"]["hash"].as_str().unwrap();
+        assert!(
+            files.contains_key(&format!("{dir}pagefind.{hash}.pf_meta")),
+            "{dir}"
+        );
+    }
     for needed in [
         "pagefind/pagefind.js",
         "pagefind/pagefind-worker.js",
@@ -97,8 +131,23 @@ fn every_incident_is_a_record_with_its_words_and_facets() {
         assert!(files.contains_key(needed), "{needed}");
     }
     assert!(
+        !files
+            .keys()
+            .any(|path| in_shard(path) && path.ends_with(".js")),
+        "Pagefind's script is shipped once"
+    );
+    assert!(
         !files.keys().any(|path| path.contains("-ui.")),
         "Pagefind's own UIs are not shipped: the theme has its own"
+    );
+    // Records are grouped into fragment files, not one file each.
+    assert_eq!(
+        files
+            .keys()
+            .filter(|path| in_shard(path) && path.ends_with(".pf_fragment"))
+            .count(),
+        2,
+        "a file per shard here"
     );
 
     let records = records(&files);
@@ -209,19 +258,72 @@ fn an_edit_replaces_the_index_files_it_changes_and_removes_the_old_ones() {
         records["/globex/dns/"]["meta"]["title"],
         "DNS resolution failures in zanzibar"
     );
+    // 2023 lost its one incident: its shard is gone. 2024's edit made its shard again.
+    assert!(!after.keys().any(|path| path.starts_with("pagefind/2023/")));
     assert!(
         before
             .keys()
-            .filter(|path| path.ends_with(".pf_fragment"))
-            .filter(|path| !after.contains_key(*path))
-            .count()
-            == 2,
-        "the removed and the edited incident's old records are gone"
+            .filter(|path| path.starts_with("pagefind/2024/"))
+            .any(|path| !after.contains_key(path)),
+        "the edited shard's old files are gone"
     );
     // Pagefind's own code is unchanged, so it is not rewritten.
     assert_eq!(
         before["pagefind/pagefind.js"],
         after["pagefind/pagefind.js"]
+    );
+}
+
+#[test]
+fn an_edit_indexes_its_shard_again_and_leaves_the_others_byte_for_byte() {
+    let site = archive();
+    site.build(&[]);
+    let before = index_files(&site);
+    let state = |files: &BTreeMap<String, Vec<u8>>| {
+        String::from_utf8(files["pagefind/.outages-index"].clone()).unwrap()
+    };
+    site.write(
+        "content/globex/dns.md",
+        &incident("DNS failures in quokkaville", "2024-03-05T14:30:00Z"),
+    );
+    let output = site.build(&[]);
+    let after = index_files(&site);
+    let shard = |files: &BTreeMap<String, Vec<u8>>, dir: &str| -> BTreeMap<String, Vec<u8>> {
+        files
+            .iter()
+            .filter(|(path, _)| path.starts_with(dir))
+            .map(|(path, bytes)| (path.clone(), bytes.clone()))
+            .collect()
+    };
+    assert_eq!(
+        shard(&before, "pagefind/2023/"),
+        shard(&after, "pagefind/2023/"),
+        "2023's shard, whose records did not change, is the same files: {output}"
+    );
+    assert_ne!(
+        shard(&before, "pagefind/2024/"),
+        shard(&after, "pagefind/2024/")
+    );
+    // The state names each shard with what it was made from: 2023's line stays.
+    let line = |text: String, name: &str| {
+        text.lines()
+            .find(|line| line.starts_with(&format!("shard {name} ")))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(line(state(&before), "2023"), line(state(&after), "2023"));
+    assert_ne!(line(state(&before), "2024"), line(state(&after), "2024"));
+    // The new word is in the words bundle, which names the shard to load for it.
+    let words: Vec<String> = readable(&after)
+        .into_iter()
+        .filter(|(path, _)| !in_shard(path) && path.ends_with(".pf_fragment"))
+        .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
+        .collect();
+    assert!(
+        words
+            .iter()
+            .any(|text| text.contains("quokkaville") && text.contains("\"covers\":[\"2024\"]")),
+        "{words:?}"
     );
 }
 

@@ -300,7 +300,7 @@ fn serve_follows_every_edit_and_serves_what_build_writes() {
         &fresh.archive.incidents,
         &fresh.views.incidents.provider_names(),
     );
-    let index = outages::search::index(records, &fresh.config.language).unwrap();
+    let index = outages::search::index(records, &fresh.config.language, |_| None).unwrap();
     let entry = &index
         .iter()
         .find(|(path, _)| path == "pagefind/pagefind-entry.json")

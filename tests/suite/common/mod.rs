@@ -203,3 +203,14 @@ pub fn seeded_runner(env: &str, cases: u32, seed: u8) -> proptest::test_runner::
         TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
     )
 }
+
+/// How many files of the search index under `dir` (`pagefind/`) a build removed, given the
+/// tree before it: Pagefind names them by hashes of their bytes, so their number follows
+/// the index's layout, which other tests check.
+pub fn search_files_gone(before: &BTreeMap<String, Vec<u8>>, dir: &Path) -> usize {
+    let after = tree(dir);
+    before
+        .keys()
+        .filter(|path| path.starts_with("pagefind/") && !after.contains_key(*path))
+        .count()
+}
