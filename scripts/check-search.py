@@ -8,8 +8,8 @@ Content-Security-Policy headers that the build's `_headers` gives each path, so 
 policy forbids fails here as it would on a host. Then:
 
 - types a word found only in one incident's postmortem into the header's box of the home
-  page, lands on the search page with the word in its URL, and follows the one result to
-  that incident;
+  page, lands on the search page with the word in its URL, sees only that incident's shard
+  of the index loaded, and follows the one result to that incident;
 - searches a common word, picks one provider in the facet, and sees fewer results, all of
   that provider, with the provider in the URL;
 - opens a shared URL (query and filter in it) and gets the same results;
@@ -41,6 +41,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 RARE = "normalisation"  # only in Edgewise's postmortem of 27 September 2024
 RARE_INCIDENT = "edgewise-cdn/2024-09-27-global-edge-outage/"
+RARE_SHARD = "2024"
 COMMON = "investigating"
 
 
@@ -103,8 +104,11 @@ def report(what, problems, done):
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     rules = []
+    # Every path asked for, in order.
+    asked = []
 
     def end_headers(self):
+        Handler.asked.append(urllib.parse.urlsplit(self.path).path)
         policy = policy_for(urllib.parse.urlsplit(self.path).path, self.rules)
         if policy:
             self.send_header("Content-Security-Policy", policy)
@@ -227,8 +231,10 @@ def main():
         wait.until(lambda d: words in d.find_element(By.ID, "search-status").text)
 
     try:
-        # 1. The header's box, from the home page, to the incident.
+        # 1. The header's box, from the home page, to the incident, loading the one shard
+        # that holds the word.
         driver.get(site)
+        Handler.asked.clear()
         box = driver.find_element(By.CSS_SELECTOR, "header input[name=q]")
         box.send_keys(RARE, Keys.ENTER)
         wait.until(lambda d: "/search/" in d.current_url)
@@ -239,6 +245,10 @@ def main():
         links = [r.find_element(By.CSS_SELECTOR, "a.row-title").get_attribute("href") for r in rows]
         if links != [site + RARE_INCIDENT]:
             problems.append(f"`{RARE}` found {links} ({status}), not only {site + RARE_INCIDENT}")
+        loaded = {path[len(base + "pagefind/"):].split("/")[0] for path in Handler.asked
+                  if path.startswith(base + "pagefind/") and path[len(base + "pagefind/"):][:1].isdigit()}
+        if loaded != {RARE_SHARD}:
+            problems.append(f"`{RARE}` loaded the shards {sorted(loaded)}, not only {RARE_SHARD}")
         else:
             mark = rows[0].find_element(By.CSS_SELECTOR, ".excerpt mark").text
             if RARE not in mark.lower():
@@ -331,7 +341,7 @@ def main():
         server.shutdown()
 
     report(f"{base}, CSP as _headers sets it", problems, "the header box finds the one "
-          f"incident with `{RARE}` and leads to it; the provider facet narrows {total} results to "
+          f"incident with `{RARE}`, loading its shard alone, and leads to it; the provider facet narrows {total} results to "
           f"{expected}; a shared URL restores them; Show more adds the next 20 of {many}; "
           "newest and oldest first run across years; impacts come worst first and components only "
           "for the chosen provider")

@@ -105,6 +105,10 @@ pub const SEARCH_INDEX_DIR: &str = "pagefind/";
 /// The index's shards, newest first, which the search page merges.
 pub const SEARCH_SHARDS: &str = "pagefind/shards.json";
 
+/// The bundle of the search index's words, which says which shards a search needs, with
+/// Pagefind's script.
+pub const SEARCH_WORDS_DIR: &str = "pagefind/words/";
+
 /// One shard of the search index: `pagefind/2024/`.
 pub fn search_shard_dir(name: &str) -> String {
     format!("{SEARCH_INDEX_DIR}{name}/")

@@ -31,9 +31,10 @@ query.value = params.get("q") ?? "";
 form.elements.sort.value = params.get("sort") ?? "";
 
 // The index is in shards, newest first, listed in `pagefind/shards.json` with every facet's
-// totals. Pagefind's script opens the bundle of the shards' words, which says which shards
-// can match a search; only those are loaded, each merged in under a `shard` filter of its
-// own, so that Pagefind ranks them as one index and one of them can still be asked alone.
+// totals. Pagefind's script opens the bundle of the shards' words (`pagefind/words/`), which
+// says which shards can match a search; only those are loaded, each merged in under a
+// `shard` filter of its own, so that Pagefind ranks them as one index and one of them can
+// still be asked alone.
 let pagefind;
 let shards;
 let all;
@@ -44,7 +45,7 @@ try {
   shards = manifest.shards.map((shard) => shard.name);
   all = manifest.filters;
   if (shards.length > 0) {
-    pagefind = await import(form.dataset.index + "pagefind.js");
+    pagefind = await import(form.dataset.index + "words/pagefind.js");
     await pagefind.options({ excerptLength: 24 });
     pagefind.init();
   }

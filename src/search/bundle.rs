@@ -14,7 +14,7 @@ const UNUSED: [&str; 4] = [
 ];
 
 /// The files that search rather than hold records, the same in every bundle: shipped once,
-/// beside the shard the search page opens first.
+/// with the bundle the search page opens first.
 const RUNTIME: [&str; 3] = ["pagefind.js", "pagefind-worker.js", "wasm."];
 
 /// Records to a fragment file: a result list of neighbours in time fetches a few files,
@@ -28,7 +28,7 @@ pub(super) struct Bundle {
 }
 
 /// Whether a bundle's file is part of the runtime, not of its records.
-pub(super) fn is_runtime(name: &str) -> bool {
+fn is_runtime(name: &str) -> bool {
     RUNTIME.iter().any(|runtime| name.starts_with(runtime))
 }
 

@@ -4,7 +4,7 @@
 //! keeps its records: while its fingerprint is the one the state file gives it, its files
 //! are taken again byte for byte, and one edited incident indexes one shard again.
 //!
-//! Beside them, at `pagefind/` itself, the bundle of the shards' words: one record per
+//! Beside them, at `pagefind/words/`, the bundle of the shards' words: one record per
 //! shard, holding every word its incidents have. The search page asks it first, and loads
 //! and merges only the shards that can match. That keeps Pagefind's answers those of one
 //! index: a shard without a word would otherwise match the longest word it has that starts
@@ -14,14 +14,15 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::bundle::{self, Bundle};
+use super::bundle;
 use super::{Error, Record};
 use crate::routes;
 
-/// Records to a shard at most: enough that a year of most archives is one shard, few
-/// enough that indexing one again takes a fraction of a second, and that the shards built
-/// at once stay within [`RECORDS_IN_FLIGHT`].
-const SHARD_RECORDS: usize = 5_000;
+/// Records to a shard at most: few enough that indexing the one an edit or a sync touches
+/// takes well under a second (Pagefind spends about 0.5 ms on a record), and that the
+/// shards built at once stay within [`RECORDS_IN_FLIGHT`]; many enough that a search of a
+/// common word loads tens of shards, not hundreds, at 100,000 incidents.
+const SHARD_RECORDS: usize = 2_000;
 
 /// Records being indexed at once, over all shards: Pagefind holds about 40 KB for each.
 const RECORDS_IN_FLIGHT: usize = 20_000;
@@ -37,7 +38,8 @@ impl ShardKey {
     }
 }
 
-/// The words bundle's entry in the state file, beside the shards' (no year reads like it).
+/// The words bundle's entry in the state file and its folder's name, beside the shards'
+/// (no year reads like it).
 const WORDS_ENTRY: &str = "words";
 
 /// The words bundle's filter: which shard a record holds the words of.
@@ -224,27 +226,17 @@ pub(super) fn build(
     read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
 ) -> Result<Vec<Made>, Error> {
     let made = |shard: Shard| -> Result<Made, Error> {
-        let fingerprint = fingerprint(&shard.records, language);
         let incidents = shard.records.len();
         let words = words(&shard.records);
-        let dir = shard.key.dir();
-        if let Some(files) =
-            last.and_then(|last| last.reusable(&shard.key.0, &fingerprint, &dir, read))
-        {
-            return Ok(Made {
-                key: shard.key,
-                fingerprint,
-                incidents,
-                files,
-                words,
-            });
-        }
-        let Bundle { records, .. } = bundle::bundle(shard.records, language)?;
-        let mut files: Vec<File> = records
-            .into_iter()
-            .map(|(name, bytes)| (format!("{dir}{name}"), bytes))
-            .collect();
-        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let (fingerprint, files) = bundle_at(
+            &shard.key.0,
+            &shard.key.dir(),
+            shard.records,
+            false,
+            language,
+            last,
+            read,
+        )?;
         Ok(Made {
             key: shard.key,
             fingerprint,
@@ -261,28 +253,59 @@ pub(super) fn build(
     }
 }
 
-/// Every word of `records` once, as it is written (Pagefind splits and stems it as it does
-/// the records), in the order first met: what the words bundle indexes for their shard.
+/// One bundle's files at `dir`: the last index's, where its entry `name` was made from the
+/// same records, else Pagefind's of them now (with its script and WebAssembly if
+/// `runtime`). Its fingerprint, and its files sorted by path.
+fn bundle_at(
+    name: &str,
+    dir: &str,
+    records: Vec<Record>,
+    runtime: bool,
+    language: &str,
+    last: Option<&State>,
+    read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
+) -> Result<(String, Vec<File>), Error> {
+    let fingerprint = fingerprint(&records, language);
+    if let Some(files) = last.and_then(|last| last.reusable(name, &fingerprint, dir, read)) {
+        return Ok((fingerprint, files));
+    }
+    let made = bundle::bundle(records, language)?;
+    let code = if runtime { made.runtime } else { Vec::new() };
+    let mut files: Vec<File> = made
+        .records
+        .into_iter()
+        .chain(code)
+        .map(|(name, bytes)| (format!("{dir}{name}"), bytes))
+        .collect();
+    files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok((fingerprint, files))
+}
+
+/// Every word of `records` once, lowercase, without the punctuation around it (Pagefind
+/// splits and stems them as it does the records), in order: what the words bundle indexes
+/// for their shard. A new sentence of words the shard has leaves them as they were.
 fn words(records: &[Record]) -> String {
-    let mut seen = std::collections::HashSet::new();
-    let mut words = String::new();
     let texts = records.iter().flat_map(|record| {
         std::iter::once(record.content.as_str())
             .chain(record.meta.values().map(String::as_str))
             .chain(record.filters.values().flatten().map(String::as_str))
     });
-    for word in texts.flat_map(str::split_whitespace) {
-        if seen.insert(word) {
-            words.push_str(word);
-            words.push(' ');
-        }
+    let words: std::collections::BTreeSet<String> = texts
+        .flat_map(str::split_whitespace)
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut joined = String::new();
+    for word in words {
+        joined.push_str(&word);
+        joined.push(' ');
     }
-    words
+    joined
 }
 
 /// Every file of the index: the shards', the words bundle with Pagefind's script and
-/// WebAssembly at `pagefind/`, the list of shards with the facets' totals, and the state
-/// file.
+/// WebAssembly, the list of shards with the facets' totals, and the state file.
 pub(super) fn files(
     made: Vec<Made>,
     facets: serde_json::Value,
@@ -311,33 +334,15 @@ pub(super) fn files(
         files.extend(shard.files);
     }
     if !covers.is_empty() {
-        let fingerprint = fingerprint(&covers, language);
-        let dir = routes::SEARCH_INDEX_DIR;
-        // Its files sit beside the shards' folders and the files written here: none of
-        // them is one.
-        let own = |path: &str| {
-            path != routes::SEARCH_SHARDS
-                && path != routes::SEARCH_INDEX_STATE
-                && path
-                    .strip_prefix(dir)
-                    .is_some_and(|name| !name.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
-        };
-        let words = match last
-            .and_then(|last| last.reusable(WORDS_ENTRY, &fingerprint, dir, read))
-            .filter(|files| files.iter().all(|(path, _)| own(path)))
-        {
-            Some(files) => files,
-            None => {
-                let Bundle { records, runtime } = bundle::bundle(covers, language)?;
-                let mut files: Vec<File> = records
-                    .into_iter()
-                    .chain(runtime)
-                    .map(|(name, bytes)| (format!("{dir}{name}"), bytes))
-                    .collect();
-                files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                files
-            }
-        };
+        let (fingerprint, words) = bundle_at(
+            WORDS_ENTRY,
+            routes::SEARCH_WORDS_DIR,
+            covers,
+            true,
+            language,
+            last,
+            read,
+        )?;
         state_entry(&mut state, WORDS_ENTRY, &fingerprint, &words);
         files.extend(words);
     }
@@ -503,11 +508,11 @@ mod tests {
     }
 
     #[test]
-    fn the_words_of_a_shard_are_each_word_once_from_every_field() {
+    fn the_words_of_a_shard_are_each_word_once_from_every_field_as_pagefind_reads_it() {
         let mut one = record("/a/", "2024-01-01T00:00:00Z");
         one.content = "DNS failures, DNS again".to_string();
         one.filters
             .insert("component".into(), vec!["Edge (AMS)".into()]);
-        assert_eq!(words(&[one]), "DNS failures, again /a/ Edge (AMS) 2024 ");
+        assert_eq!(words(&[one]), "2024 a again ams dns edge failures ");
     }
 }

@@ -105,11 +105,11 @@ fn every_incident_is_a_record_with_its_words_and_facets() {
         serde_json::json!({"Acme Cloud": 2, "globex": 1})
     );
     // Each shard a bundle whose entry names the meta file that is there; the words
-    // bundle, with a record per shard, beside them with Pagefind's script.
+    // bundle, with a record per shard and Pagefind's script, beside them.
     for (dir, pages) in [
         ("pagefind/2024/", 2),
         ("pagefind/2023/", 1),
-        ("pagefind/", 2),
+        ("pagefind/words/", 2),
     ] {
         let entry: serde_json::Value =
             serde_json::from_slice(&files[&format!("{dir}pagefind-entry.json")]).unwrap();
@@ -124,9 +124,9 @@ fn every_incident_is_a_record_with_its_words_and_facets() {
         );
     }
     for needed in [
-        "pagefind/pagefind.js",
-        "pagefind/pagefind-worker.js",
-        "pagefind/wasm.en.pagefind",
+        "pagefind/words/pagefind.js",
+        "pagefind/words/pagefind-worker.js",
+        "pagefind/words/wasm.en.pagefind",
     ] {
         assert!(files.contains_key(needed), "{needed}");
     }
@@ -269,8 +269,8 @@ fn an_edit_replaces_the_index_files_it_changes_and_removes_the_old_ones() {
     );
     // Pagefind's own code is unchanged, so it is not rewritten.
     assert_eq!(
-        before["pagefind/pagefind.js"],
-        after["pagefind/pagefind.js"]
+        before["pagefind/words/pagefind.js"],
+        after["pagefind/words/pagefind.js"]
     );
 }
 
@@ -316,7 +316,7 @@ fn an_edit_indexes_its_shard_again_and_leaves_the_others_byte_for_byte() {
     // The new word is in the words bundle, which names the shard to load for it.
     let words: Vec<String> = readable(&after)
         .into_iter()
-        .filter(|(path, _)| !in_shard(path) && path.ends_with(".pf_fragment"))
+        .filter(|(path, _)| path.starts_with("pagefind/words/") && path.ends_with(".pf_fragment"))
         .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
         .collect();
     assert!(
@@ -324,6 +324,22 @@ fn an_edit_indexes_its_shard_again_and_leaves_the_others_byte_for_byte() {
             .iter()
             .any(|text| text.contains("quokkaville") && text.contains("\"covers\":[\"2024\"]")),
         "{words:?}"
+    );
+    // Words the shard has already, in another order and case: its shard is indexed again,
+    // the words bundle is left as it was.
+    site.write(
+        "content/globex/dns.md",
+        &incident("In quokkaville, DNS failures", "2024-03-05T14:30:00Z"),
+    );
+    site.build(&[]);
+    let again = index_files(&site);
+    assert_ne!(
+        shard(&after, "pagefind/2024/"),
+        shard(&again, "pagefind/2024/")
+    );
+    assert_eq!(
+        shard(&after, "pagefind/words/"),
+        shard(&again, "pagefind/words/")
     );
 }
 
@@ -448,7 +464,10 @@ fn search_false_leaves_no_index_box_page_or_script() {
     // Turned back on, and off again: the index comes and goes with the option.
     site.write("site.yaml", "search: true\n");
     site.build(&[]);
-    assert!(site.path("public/pagefind/pagefind-entry.json").exists());
+    assert!(
+        site.path("public/pagefind/words/pagefind-entry.json")
+            .exists()
+    );
     site.write("site.yaml", "search: false\n");
     site.build(&[]);
     assert!(!site.path("public/pagefind").exists());

@@ -303,11 +303,11 @@ fn serve_follows_every_edit_and_serves_what_build_writes() {
     let index = outages::search::index(records, &fresh.config.language, |_| None).unwrap();
     let entry = &index
         .iter()
-        .find(|(path, _)| path == "pagefind/pagefind-entry.json")
+        .find(|(path, _)| path == "pagefind/words/pagefind-entry.json")
         .unwrap()
         .1;
     let start = Instant::now();
-    while request(server.port, "GET", "/pagefind/pagefind-entry.json").1 != *entry {
+    while request(server.port, "GET", "/pagefind/words/pagefind-entry.json").1 != *entry {
         assert!(start.elapsed() < WAIT, "the index never caught up");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -339,18 +339,18 @@ fn search_turned_off_and_on_while_serving() {
         }
     };
     until("the index is served", &|s| {
-        s.get("/pagefind/pagefind-entry.json").0 == 200
+        s.get("/pagefind/words/pagefind-entry.json").0 == 200
     });
     assert_eq!(server.get("/search/").0, 200);
     assert!(server.get("/").1.contains("class=\"search-box\""));
 
     // An edit: the new index comes in, and the old one's files stay for a search page
     // opened on it.
-    let entry = server.get("/pagefind/pagefind-entry.json").1;
+    let entry = server.get("/pagefind/words/pagefind-entry.json").1;
     let meta = |entry: &str| {
         let entry: serde_json::Value = serde_json::from_str(entry).unwrap();
         format!(
-            "/pagefind/pagefind.{}.pf_meta",
+            "/pagefind/words/pagefind.{}.pf_meta",
             entry["languages"]["en"]["hash"].as_str().unwrap()
         )
     };
@@ -359,10 +359,13 @@ fn search_turned_off_and_on_while_serving() {
         &incident("Alpha renamed", "2024-03-05T14:00:00Z"),
     );
     until("a new index", &|s| {
-        s.get("/pagefind/pagefind-entry.json").1 != entry
+        s.get("/pagefind/words/pagefind-entry.json").1 != entry
     });
     let old = meta(&entry);
-    assert_ne!(meta(&server.get("/pagefind/pagefind-entry.json").1), old);
+    assert_ne!(
+        meta(&server.get("/pagefind/words/pagefind-entry.json").1),
+        old
+    );
     assert_eq!(server.get(&old).0, 200, "{old} went with the swap");
     while server.events.try_recv().is_ok() {}
 
@@ -370,13 +373,13 @@ fn search_turned_off_and_on_while_serving() {
     server.after_change("search off", |s| !s.get("/").1.contains("search-box"));
     assert_eq!(server.get("/search/").0, 404);
     until("the index is gone", &|s| {
-        s.get("/pagefind/pagefind-entry.json").0 == 404
+        s.get("/pagefind/words/pagefind-entry.json").0 == 404
     });
 
     site.write("site.yaml", "search: true\n");
     server.after_change("search on", |s| s.get("/").1.contains("search-box"));
     until("the index is back", &|s| {
-        s.get("/pagefind/pagefind-entry.json").0 == 200
+        s.get("/pagefind/words/pagefind-entry.json").0 == 200
     });
     assert_eq!(server.get("/search/").0, 200);
 }
