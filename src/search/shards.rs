@@ -38,8 +38,7 @@ impl ShardKey {
     }
 }
 
-/// The words bundle's entry in the state file and its folder's name, beside the shards'
-/// (no year reads like it).
+/// The words bundle's entry in the state file, beside the shards' (no year reads like it).
 const WORDS_ENTRY: &str = "words";
 
 /// The words bundle's filter: which shard a record holds the words of.
