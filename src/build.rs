@@ -356,11 +356,13 @@ fn updated(written: &[String], update: Update<Listed>, own: &HashSet<String>) ->
 /// The search index of the site: the last build's shards, read back, where they indexed
 /// the same records with this same program, the others built anew.
 fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, search::Error> {
-    let records = search::records(
+    search::index(
         &site.archive.incidents,
         &site.views.incidents.provider_names(),
-    );
-    search::index(records, &site.config.language, |path| output.read(path))
+        &site.config.language,
+        |path| output.read(path),
+        &mut search::Memory::default(),
+    )
 }
 
 /// The real location of a path that may not exist yet: its deepest existing ancestor with

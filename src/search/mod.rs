@@ -5,12 +5,12 @@
 
 mod bundle;
 mod shards;
+mod state;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use chrono::Datelike;
-use rayon::prelude::*;
 
 use crate::model::Incident;
 use crate::render::markdown;
@@ -36,20 +36,39 @@ pub struct Record {
     pub filters: BTreeMap<String, Vec<String>>,
     /// `start`: the start time as RFC 3339 UTC, which sorts as text.
     pub sort: BTreeMap<String, String>,
-    /// The year it started, which picks its shard.
-    pub year: i32,
 }
 
-/// Every incident's record, in archive order (so the index is the same whatever the
-/// threads), each with its provider's name as the pages show it
-/// ([`crate::render::views::IncidentViews::provider_names`]). Made from the model alone:
-/// no view is made for it.
-pub fn records(incidents: &[Arc<Incident>], provider_names: &[Arc<str>]) -> Vec<Record> {
-    incidents
-        .par_iter()
-        .zip(provider_names.par_iter())
-        .map(|(incident, name)| record(incident, name))
-        .collect()
+/// An incident to index, with its provider's name as the pages show it
+/// ([`crate::render::views::IncidentViews::provider_names`]). Its record is made from the
+/// model alone (no view is made for it), when its shard is indexed: the records in memory
+/// are those of the shards in flight, not the archive's.
+#[derive(Clone, Copy)]
+struct Indexed<'a> {
+    incident: &'a Arc<Incident>,
+    provider: &'a Arc<str>,
+}
+
+impl Indexed<'_> {
+    fn year(&self) -> i32 {
+        self.incident.started.year()
+    }
+
+    /// In time order, then by page, so that the same incidents give the same index.
+    fn order(&self, other: &Self) -> std::cmp::Ordering {
+        let key = |indexed: &Self| {
+            let incident = indexed.incident;
+            (
+                incident.started,
+                incident.provider.as_str(),
+                incident.slug.as_str(),
+            )
+        };
+        key(self).cmp(&key(other))
+    }
+
+    fn record(&self) -> Record {
+        record(self.incident, self.provider)
+    }
 }
 
 fn record(incident: &Incident, provider: &str) -> Record {
@@ -107,7 +126,6 @@ fn record(incident: &Incident, provider: &str) -> Record {
             .map(|(key, values)| (key.to_string(), values))
             .collect(),
         sort: BTreeMap::from([("start".to_string(), started.iso)]),
-        year: incident.started.year(),
     }
 }
 
@@ -124,40 +142,92 @@ pub enum Error {
     Bug,
 }
 
-/// The index of `records`: each shard's files (taken again from the last index, read with
-/// `read`, where its records are the same), the script and WebAssembly that search them,
-/// the list of shards the search page merges, and the state file that says what was
-/// indexed. Every file by its site path under `pagefind/`, sorted; the same records give
-/// the same bytes, whatever the threads.
+/// What a caller that indexes the same site again and again (`serve`) keeps of the last
+/// index: each shard's very incidents (shared, not copied) and what their records came
+/// to. A shard of the same incidents, by identity, is known again without a record made.
+#[derive(Default)]
+pub struct Memory {
+    language: String,
+    shards: HashMap<shards::ShardKey, Kept>,
+}
+
+/// One shard as the last index had it.
+struct Kept {
+    members: Vec<(Arc<Incident>, Arc<str>)>,
+    summary: shards::Summary,
+}
+
+impl Memory {
+    fn recall(&self, shard: &shards::Shard<Indexed>, language: &str) -> Option<shards::Summary> {
+        let kept = self.shards.get(shard.key())?;
+        let members = shard.members();
+        let same = self.language == language
+            && kept.members.len() == members.len()
+            && kept
+                .members
+                .iter()
+                .zip(members)
+                .all(|((incident, name), indexed)| {
+                    Arc::ptr_eq(incident, indexed.incident) && name == indexed.provider
+                });
+        same.then(|| kept.summary.clone())
+    }
+
+    fn keep(&mut self, made: &[shards::Made<Indexed>], language: &str) {
+        self.language = language.to_string();
+        self.shards = made
+            .iter()
+            .filter_map(|made| {
+                let shard = made.shard();
+                let members = shard.members().iter();
+                let kept = Kept {
+                    members: members
+                        .map(|indexed| (indexed.incident.clone(), indexed.provider.clone()))
+                        .collect(),
+                    summary: made.summary()?,
+                };
+                Some((shard.key().clone(), kept))
+            })
+            .collect();
+    }
+}
+
+/// The index of `incidents`, each with its provider's name as the pages show it: each
+/// shard's files (taken again from the last index, read with `read`, where its records
+/// are the same), the script and WebAssembly that search them, the list of shards the
+/// search page merges, and the state file that says what was indexed. Every file by its
+/// site path under `pagefind/`, sorted; the same incidents give the same bytes, whatever
+/// the threads. `memory` is what the last index in this process left, and takes what this
+/// one leaves.
 pub fn index(
-    records: Vec<Record>,
+    incidents: &[Arc<Incident>],
+    provider_names: &[Arc<str>],
     language: &str,
     read: impl Fn(&str) -> Option<Vec<u8>> + Sync,
+    memory: &mut Memory,
 ) -> Result<Vec<(String, Vec<u8>)>, Error> {
     // Pagefind reads the working folder, and panics if it is gone (a shell left in a
     // folder deleted since): the build's error instead.
     std::env::current_dir().map_err(Error::NoWorkingFolder)?;
-    let facets = facets(&records);
-    let shards = shards::split(records);
+    let indexed = incidents
+        .iter()
+        .zip(provider_names)
+        .map(|(incident, provider)| Indexed { incident, provider })
+        .collect();
+    let shards = shards::split(indexed, Indexed::year, Indexed::order);
     let last = read(routes::SEARCH_INDEX_STATE);
-    let last = last.as_deref().and_then(shards::State::parse);
-    let made = shards::build(shards, language, last.as_ref(), &read)?;
-    let mut files = shards::files(made, facets, language, last.as_ref(), &read)?;
+    let last = last.as_deref().and_then(state::State::parse);
+    let recall = |shard: &shards::Shard<Indexed>| memory.recall(shard, language);
+    let made = shards::build(
+        shards,
+        Indexed::record,
+        recall,
+        language,
+        last.as_ref(),
+        &read,
+    )?;
+    memory.keep(&made, language);
+    let mut files = shards::files(made, Indexed::record, language, last.as_ref(), &read)?;
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
-}
-
-/// Every value of every facet with the number of records that have it: what the search
-/// page offers before a search, without loading every shard's filters.
-fn facets(records: &[Record]) -> serde_json::Value {
-    let mut facets: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
-    for record in records {
-        for (name, values) in &record.filters {
-            let counts = facets.entry(name).or_default();
-            for value in values {
-                *counts.entry(value).or_default() += 1;
-            }
-        }
-    }
-    serde_json::json!(facets)
 }

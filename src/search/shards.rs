@@ -10,11 +10,12 @@
 //! index: a shard without a word would otherwise match the longest word it has that starts
 //! the one asked for (`normal` for `normalisation`).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
 use super::bundle;
+use super::state::{self, File, State};
 use super::{Error, Record};
 use crate::routes;
 
@@ -28,7 +29,7 @@ const SHARD_RECORDS: usize = 2_000;
 const RECORDS_IN_FLIGHT: usize = 20_000;
 
 /// A shard's name, which is also its folder: `2024`, or `2024-2` for a year's second block.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) struct ShardKey(String);
 
 impl ShardKey {
@@ -44,19 +45,36 @@ const WORDS_ENTRY: &str = "words";
 /// The words bundle's filter: which shard a record holds the words of.
 const COVERS: &str = "covers";
 
-pub(super) struct Shard {
+/// A shard: its name, and what its records are made of, in time order.
+pub(super) struct Shard<T> {
     key: ShardKey,
-    records: Vec<Record>,
+    members: Vec<T>,
 }
 
-/// The shards of `records`, newest first, each in time order.
-pub(super) fn split(mut records: Vec<Record>) -> Vec<Shard> {
-    records.par_sort_unstable_by(|a, b| (a.year, &a.sort, &a.url).cmp(&(b.year, &b.sort, &b.url)));
-    let mut years: Vec<(i32, Vec<Record>)> = Vec::new();
-    for record in records {
+impl<T> Shard<T> {
+    pub(super) fn key(&self) -> &ShardKey {
+        &self.key
+    }
+
+    pub(super) fn members(&self) -> &[T] {
+        &self.members
+    }
+}
+
+/// The shards of `items`, newest first, each in time order: `year` is the year an item
+/// started, `order` puts two in time order (and any two apart, so that the same items
+/// make the same shards).
+pub(super) fn split<T: Send>(
+    mut items: Vec<T>,
+    year: impl Fn(&T) -> i32 + Sync,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering + Sync,
+) -> Vec<Shard<T>> {
+    items.par_sort_unstable_by(|a, b| year(a).cmp(&year(b)).then_with(|| order(a, b)));
+    let mut years: Vec<(i32, Vec<T>)> = Vec::new();
+    for item in items {
         match years.last_mut() {
-            Some((year, list)) if *year == record.year => list.push(record),
-            _ => years.push((record.year, vec![record])),
+            Some((started, list)) if *started == year(&item) => list.push(item),
+            _ => years.push((year(&item), vec![item])),
         }
     }
     let mut shards = Vec::new();
@@ -64,20 +82,20 @@ pub(super) fn split(mut records: Vec<Record>) -> Vec<Shard> {
         if list.len() <= SHARD_RECORDS {
             shards.push(Shard {
                 key: ShardKey(year.to_string()),
-                records: list,
+                members: list,
             });
             continue;
         }
         // Blocks from January on: what a year gains at its end changes its last block.
         let mut rest = list.into_iter();
         for block in 1.. {
-            let records: Vec<Record> = rest.by_ref().take(SHARD_RECORDS).collect();
-            if records.is_empty() {
+            let members: Vec<T> = rest.by_ref().take(SHARD_RECORDS).collect();
+            if members.is_empty() {
                 break;
             }
             shards.push(Shard {
                 key: ShardKey(format!("{year}-{block}")),
-                records,
+                members,
             });
         }
     }
@@ -104,7 +122,6 @@ fn fingerprint(records: &[Record], language: &str) -> String {
     for record in records {
         field(&mut hasher, &record.url);
         field(&mut hasher, &record.content);
-        hasher.update(&record.year.to_le_bytes());
         for map in [&record.meta, &record.sort] {
             count(map.len(), &mut hasher);
             for (key, value) in map {
@@ -124,124 +141,119 @@ fn fingerprint(records: &[Record], language: &str) -> String {
     hasher.finalize().to_hex().to_string()
 }
 
-const STATE_HEADER: &str = "outages search index 2";
+/// Every value of every facet with the number of records that have it.
+type Facets = BTreeMap<String, BTreeMap<String, usize>>;
 
-/// A file of the index: its site path and bytes.
-type File = (String, Vec<u8>);
-
-/// The state file of the last index: for each shard (and the words bundle), its
-/// fingerprint and each of its files' hash and path.
-pub(super) struct State<'a> {
-    entries: HashMap<&'a str, Entry<'a>>,
-}
-
-struct Entry<'a> {
-    fingerprint: &'a str,
-    /// Each file's hash and path, as listed.
-    files: Vec<(&'a str, &'a str)>,
-}
-
-impl<'a> State<'a> {
-    /// Reads a state file; `None` if it is not one this program writes.
-    pub(super) fn parse(bytes: &'a [u8]) -> Option<State<'a>> {
-        let text = std::str::from_utf8(bytes).ok()?;
-        let mut lines = text.lines();
-        if lines.next() != Some(STATE_HEADER) {
-            return None;
-        }
-        let mut entries = HashMap::new();
-        let mut current: Option<(&str, Entry)> = None;
-        for line in lines {
-            if let Some(entry) = line.strip_prefix("shard ") {
-                let (name, fingerprint) = entry.split_once(' ')?;
-                entries.extend(current.take());
-                let files = Vec::new();
-                current = Some((name, Entry { fingerprint, files }));
-            } else {
-                current.as_mut()?.1.files.push(line.split_once(' ')?);
-            }
-        }
-        entries.extend(current);
-        Some(State { entries })
-    }
-
-    /// The files an entry lists, read with `read`, if it was made from `fingerprint` and
-    /// every file is there with the bytes it had, each under `dir` and listed once, in
-    /// order. Anything else is `None`: the entry is built again, never trusted.
-    fn reusable(
-        &self,
-        name: &str,
-        fingerprint: &str,
-        dir: &str,
-        read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
-    ) -> Option<Vec<File>> {
-        let Entry {
-            fingerprint: stated,
-            files: listed,
-        } = self.entries.get(name)?;
-        if *stated != fingerprint
-            || listed.is_empty()
-            || !listed.windows(2).all(|pair| pair[0].1 < pair[1].1)
-        {
-            return None;
-        }
-        listed
-            .par_iter()
-            .map(|&(hash, path)| {
-                let inside = path.strip_prefix(dir).is_some_and(|name| {
-                    !name.is_empty() && !name.split('/').any(|part| part.is_empty() || part == "..")
-                });
-                let bytes = read(path)
-                    .filter(|bytes| inside && blake3::hash(bytes).to_hex().as_str() == hash)?;
-                Some((path.to_string(), bytes))
-            })
-            .collect()
-    }
-}
-
-/// Writes one entry of the state file.
-fn state_entry(out: &mut String, name: &str, fingerprint: &str, files: &[File]) {
-    out.push_str(&format!("shard {name} {fingerprint}\n"));
-    for (path, bytes) in files {
-        out.push_str(&format!("{} {path}\n", blake3::hash(bytes).to_hex()));
-    }
-}
-
-/// A shard as this index has it: its files, taken again or made now, and its words.
-pub(super) struct Made {
-    key: ShardKey,
+/// What a shard's records come to, short of its files: what a caller that keeps the same
+/// members can give back to [`build`] instead of having their records made again.
+#[derive(Clone)]
+pub(super) struct Summary {
     fingerprint: String,
-    incidents: usize,
-    files: Vec<File>,
+    facets: Facets,
     words: String,
 }
 
+/// A shard as this index has it: its members, its files, taken again or made now, its
+/// words and its facets' counts.
+pub(super) struct Made<T> {
+    shard: Shard<T>,
+    fingerprint: String,
+    files: Vec<File>,
+    words: Words,
+    facets: Facets,
+}
+
+impl<T> Made<T> {
+    pub(super) fn shard(&self) -> &Shard<T> {
+        &self.shard
+    }
+
+    /// Its summary, where its words are known.
+    pub(super) fn summary(&self) -> Option<Summary> {
+        let Words::Made(words) = &self.words else {
+            return None;
+        };
+        Some(Summary {
+            fingerprint: self.fingerprint.clone(),
+            facets: self.facets.clone(),
+            words: words.clone(),
+        })
+    }
+}
+
+/// A shard's words: known (made with its files, or given back), or, for a shard taken
+/// again, their hash as the state file gives it, to be gathered from its members only
+/// should the words bundle be made again (a word of another shard new or gone). Taken
+/// again, a shard's words are not gathered at all: that was most of the index's time
+/// after one edit.
+enum Words {
+    Made(String),
+    Stated(String),
+}
+
+impl Words {
+    fn hash(&self) -> String {
+        match self {
+            Words::Made(text) => blake3::hash(text.as_bytes()).to_hex().to_string(),
+            Words::Stated(hash) => hash.clone(),
+        }
+    }
+
+    fn text<T>(self, members: &[T], record: impl Fn(&T) -> Record) -> String {
+        match self {
+            Words::Made(text) => text,
+            Words::Stated(_) => words(&members.iter().map(record).collect::<Vec<_>>()),
+        }
+    }
+}
+
 /// Each shard's files: those of the last index where they hold the same records, else
-/// indexed now, several shards at once within [`RECORDS_IN_FLIGHT`]. Newest first.
-pub(super) fn build(
-    shards: Vec<Shard>,
+/// indexed now, several shards at once within [`RECORDS_IN_FLIGHT`]; `record` makes a
+/// member's record, so that only the shards in flight have theirs in memory, and
+/// `recall` gives back the summary of a shard the caller knows to have the same records,
+/// so that none are made for it. Newest first.
+pub(super) fn build<T: Send + Sync>(
+    shards: Vec<Shard<T>>,
+    record: impl Fn(&T) -> Record + Sync,
+    recall: impl Fn(&Shard<T>) -> Option<Summary> + Sync,
     language: &str,
     last: Option<&State>,
     read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
-) -> Result<Vec<Made>, Error> {
-    let made = |shard: Shard| -> Result<Made, Error> {
-        let incidents = shard.records.len();
-        let words = words(&shard.records);
-        let (fingerprint, files) = bundle_at(
-            &shard.key.0,
-            &shard.key.dir(),
-            shard.records,
-            false,
-            language,
-            last,
-            read,
-        )?;
+) -> Result<Vec<Made<T>>, Error> {
+    let made = |shard: Shard<T>| -> Result<Made<T>, Error> {
+        let dir = shard.key.dir();
+        let reusable = |fingerprint: &str| {
+            let last = last?;
+            let hash = last.words(&shard.key.0)?.to_string();
+            Some((last.reusable(&shard.key.0, fingerprint, &dir, read)?, hash))
+        };
+        if let Some(summary) = recall(&shard)
+            && let Some((files, _)) = reusable(&summary.fingerprint)
+        {
+            return Ok(Made {
+                shard,
+                fingerprint: summary.fingerprint,
+                files,
+                words: Words::Made(summary.words),
+                facets: summary.facets,
+            });
+        }
+        let records: Vec<Record> = shard.members.iter().map(&record).collect();
+        let facets = facets(&records);
+        let fingerprint = fingerprint(&records, language);
+        let (files, words) = match reusable(&fingerprint) {
+            Some((files, hash)) => (files, Words::Stated(hash)),
+            None => {
+                let words = words(&records);
+                (made_at(&dir, records, false, language)?, Words::Made(words))
+            }
+        };
         Ok(Made {
-            key: shard.key,
+            shard,
             fingerprint,
-            incidents,
             files,
             words,
+            facets,
         })
     };
     let threads = rayon::current_num_threads().min((RECORDS_IN_FLIGHT / SHARD_RECORDS).max(1));
@@ -252,22 +264,28 @@ pub(super) fn build(
     }
 }
 
-/// One bundle's files at `dir`: the last index's, where its entry `name` was made from the
-/// same records, else Pagefind's of them now (with its script and WebAssembly if
-/// `runtime`). Its fingerprint, and its files sorted by path.
-fn bundle_at(
-    name: &str,
+/// A shard's facets: every value of each with the number of its records that have it.
+fn facets(records: &[Record]) -> Facets {
+    let mut facets = Facets::new();
+    for record in records {
+        for (name, values) in &record.filters {
+            let counts = facets.entry(name.clone()).or_default();
+            for value in values {
+                *counts.entry(value.clone()).or_default() += 1;
+            }
+        }
+    }
+    facets
+}
+
+/// Pagefind's bundle of `records` at `dir` (with its script and WebAssembly if
+/// `runtime`): its files, sorted by path.
+fn made_at(
     dir: &str,
     records: Vec<Record>,
     runtime: bool,
     language: &str,
-    last: Option<&State>,
-    read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
-) -> Result<(String, Vec<File>), Error> {
-    let fingerprint = fingerprint(&records, language);
-    if let Some(files) = last.and_then(|last| last.reusable(name, &fingerprint, dir, read)) {
-        return Ok((fingerprint, files));
-    }
+) -> Result<Vec<File>, Error> {
     let made = bundle::bundle(records, language)?;
     let code = if runtime { made.runtime } else { Vec::new() };
     let mut files: Vec<File> = made
@@ -277,7 +295,22 @@ fn bundle_at(
         .map(|(name, bytes)| (format!("{dir}{name}"), bytes))
         .collect();
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Ok((fingerprint, files))
+    Ok(files)
+}
+
+/// What the words bundle is made from: each shard's name and words' hash, in order, the
+/// language and this very program.
+fn words_fingerprint(shards: &[(String, String)], language: &str) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(crate::cache::program());
+    let named = shards
+        .iter()
+        .flat_map(|(name, hash)| [name.as_str(), hash.as_str()]);
+    for text in std::iter::once(language).chain(named) {
+        hasher.update(&(text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
 }
 
 /// Every word of `records` once, lowercase, without the punctuation around it (Pagefind
@@ -305,47 +338,73 @@ fn words(records: &[Record]) -> String {
 
 /// Every file of the index: the shards', the words bundle with Pagefind's script and
 /// WebAssembly, the list of shards with the facets' totals, and the state file.
-pub(super) fn files(
-    made: Vec<Made>,
-    facets: serde_json::Value,
+pub(super) fn files<T: Send + Sync>(
+    made: Vec<Made<T>>,
+    record: impl Fn(&T) -> Record + Sync,
     language: &str,
     last: Option<&State>,
     read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
 ) -> Result<Vec<File>, Error> {
-    let mut state = format!("{STATE_HEADER}\n");
+    let mut state = state::header();
     let mut files = Vec::new();
     let mut listed = Vec::new();
-    let mut covers = Vec::new();
+    let mut hashes = Vec::new();
+    let mut words = Vec::new();
+    // Every facet's totals: what the search page offers before a search, without loading
+    // every shard's filters.
+    let mut facets = Facets::new();
     for shard in made {
-        state_entry(&mut state, &shard.key.0, &shard.fingerprint, &shard.files);
+        for (name, counts) in shard.facets {
+            let totals = facets.entry(name).or_default();
+            for (value, count) in counts {
+                *totals.entry(value).or_default() += count;
+            }
+        }
+        let hash = shard.words.hash();
+        let key = &shard.shard.key.0;
+        state::entry(
+            &mut state,
+            key,
+            &shard.fingerprint,
+            Some(&hash),
+            &shard.files,
+        );
         listed.push(serde_json::json!({
-            "name": shard.key.0,
-            "incidents": shard.incidents,
+            "name": key,
+            "incidents": shard.shard.members.len(),
         }));
-        covers.push(Record {
-            url: format!("/{}{}/", routes::SEARCH_INDEX_DIR, shard.key.0),
-            content: shard.words,
-            meta: Default::default(),
-            filters: [(COVERS.to_string(), vec![shard.key.0])].into(),
-            sort: Default::default(),
-            year: 0,
-        });
+        hashes.push((key.clone(), hash));
         files.extend(shard.files);
+        words.push((shard.words, shard.shard.members));
     }
-    if !covers.is_empty() {
-        let (fingerprint, words) = bundle_at(
-            WORDS_ENTRY,
-            routes::SEARCH_WORDS_DIR,
-            covers,
-            true,
-            language,
-            last,
-            read,
-        )?;
-        state_entry(&mut state, WORDS_ENTRY, &fingerprint, &words);
-        files.extend(words);
+    if !words.is_empty() {
+        let fingerprint = words_fingerprint(&hashes, language);
+        let dir = routes::SEARCH_WORDS_DIR;
+        let taken = last.and_then(|last| last.reusable(WORDS_ENTRY, &fingerprint, dir, read));
+        let bundle = match taken {
+            Some(files) => files,
+            None => {
+                let covers = words
+                    .into_par_iter()
+                    .zip(hashes)
+                    .map(|((words, members), (name, _))| Record {
+                        url: format!("/{}{name}/", routes::SEARCH_INDEX_DIR),
+                        content: words.text(&members, &record),
+                        meta: Default::default(),
+                        filters: [(COVERS.to_string(), vec![name])].into(),
+                        sort: Default::default(),
+                    })
+                    .collect();
+                made_at(dir, covers, true, language)?
+            }
+        };
+        state::entry(&mut state, WORDS_ENTRY, &fingerprint, None, &bundle);
+        files.extend(bundle);
     }
-    let manifest = serde_json::json!({ "shards": listed, "filters": facets });
+    let manifest = serde_json::json!({
+        "shards": listed,
+        "filters": facets,
+    });
     files.push((
         routes::SEARCH_SHARDS.to_string(),
         serde_json::to_vec(&manifest).map_err(|e| Error::Pagefind(e.to_string()))?,
@@ -356,8 +415,6 @@ pub(super) fn files(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
 
     fn record(url: &str, start: &str) -> Record {
@@ -367,15 +424,23 @@ mod tests {
             meta: BTreeMap::from([("title".to_string(), url.to_string())]),
             filters: BTreeMap::from([("year".to_string(), vec![start[..4].to_string()])]),
             sort: BTreeMap::from([("start".to_string(), start.to_string())]),
-            year: start[..4].parse().unwrap(),
         }
     }
 
-    fn names(shards: &[Shard]) -> Vec<(&str, usize)> {
+    fn names(shards: &[Shard<Record>]) -> Vec<(&str, usize)> {
         shards
             .iter()
-            .map(|shard| (shard.key.0.as_str(), shard.records.len()))
+            .map(|shard| (shard.key.0.as_str(), shard.members.len()))
             .collect()
+    }
+
+    /// Records in shards by the year of their start, in time order.
+    fn split_records(records: Vec<Record>) -> Vec<Shard<Record>> {
+        split(
+            records,
+            |record| record.sort["start"][..4].parse().unwrap(),
+            |a, b| (&a.sort, &a.url).cmp(&(&b.sort, &b.url)),
+        )
     }
 
     #[test]
@@ -385,9 +450,9 @@ mod tests {
             record("/a/", "2024-01-01T00:00:00Z"),
             record("/c/", "2023-01-01T00:00:00Z"),
         ];
-        let shards = split(records.clone());
+        let shards = split_records(records.clone());
         assert_eq!(names(&shards), [("2024", 1), ("2023", 2)]);
-        let urls: Vec<&str> = shards[1].records.iter().map(|r| r.url.as_str()).collect();
+        let urls: Vec<&str> = shards[1].members.iter().map(|r| r.url.as_str()).collect();
         assert_eq!(urls, ["/c/", "/b/"], "in time order inside");
 
         // A year of more than a shard holds: blocks from January, the last one partial, so
@@ -396,7 +461,7 @@ mod tests {
             let start = format!("2025-01-01T00:00:{:02}Z", day % 60);
             records.push(record(&format!("/y/{day:06}/"), &start));
         }
-        let shards = split(records);
+        let shards = split_records(records);
         assert_eq!(
             names(&shards),
             [
@@ -407,77 +472,6 @@ mod tests {
                 ("2023", 2)
             ]
         );
-    }
-
-    fn files() -> Vec<File> {
-        vec![
-            (
-                "pagefind/2024/fragment/en_1.pf_fragment".to_string(),
-                b"one".to_vec(),
-            ),
-            (
-                "pagefind/2024/pagefind-entry.json".to_string(),
-                b"{}".to_vec(),
-            ),
-        ]
-    }
-
-    fn reader(files: &[File]) -> impl Fn(&str) -> Option<Vec<u8>> + Sync + use<> {
-        let map: BTreeMap<String, Vec<u8>> = files.iter().cloned().collect();
-        move |path: &str| map.get(path).cloned()
-    }
-
-    fn stated(entries: &[(&str, &str, &[File])]) -> Vec<u8> {
-        let mut out = format!("{STATE_HEADER}\n");
-        for (name, fingerprint, files) in entries {
-            state_entry(&mut out, name, fingerprint, files);
-        }
-        out.into_bytes()
-    }
-
-    #[test]
-    fn a_shard_is_taken_again_only_when_all_of_it_is_as_it_was() {
-        let files = files();
-        let dir = "pagefind/2024/";
-        let written = stated(&[("2024", "abc", &files)]);
-        let state = State::parse(&written).unwrap();
-        let reuse = |fingerprint: &str, read: &(dyn Fn(&str) -> Option<Vec<u8>> + Sync)| {
-            state.reusable("2024", fingerprint, dir, &read)
-        };
-        assert_eq!(reuse("abc", &reader(&files)), Some(files.clone()));
-        assert_eq!(reuse("abd", &reader(&files)), None, "other records");
-        let mut changed = files.clone();
-        changed[0].1 = b"tampered".to_vec();
-        assert_eq!(reuse("abc", &reader(&changed)), None, "a file changed");
-        assert_eq!(reuse("abc", &reader(&files[..1])), None, "a file gone");
-        assert_eq!(
-            state.reusable("2023", "abc", "pagefind/2023/", &reader(&files)),
-            None,
-            "another shard"
-        );
-        assert!(State::parse(b"garbage\nshard 2024 abc\n").is_none());
-        assert!(State::parse(b"").is_none());
-
-        let mut twice = files.clone();
-        twice.push(files[1].clone());
-        let written = stated(&[("2024", "abc", &twice)]);
-        let state = State::parse(&written).unwrap();
-        assert_eq!(
-            state.reusable("2024", "abc", dir, &reader(&files)),
-            None,
-            "a path twice"
-        );
-
-        // A state that names a file outside the shard's folder is not followed.
-        let outside = vec![("index.html".to_string(), b"page".to_vec())];
-        for forged in [
-            outside,
-            vec![("pagefind/2024/../../x".to_string(), b"x".to_vec())],
-        ] {
-            let written = stated(&[("2024", "abc", &forged)]);
-            let state = State::parse(&written).unwrap();
-            assert_eq!(state.reusable("2024", "abc", dir, &reader(&forged)), None);
-        }
     }
 
     #[test]
@@ -491,13 +485,12 @@ mod tests {
         moved.meta.clear();
         moved.sort.insert("title".into(), "/a/b/".into());
         assert_ne!(base, fingerprint(&[moved], "en"));
-        let edits: [fn(&mut Record); 6] = [
+        let edits: [fn(&mut Record); 5] = [
             |r| r.url.push('x'),
             |r| r.content.push('x'),
             |r| drop(r.meta.insert("title".into(), "U".into())),
             |r| drop(r.filters.insert("year".into(), vec!["2025".into()])),
             |r| drop(r.sort.insert("start".into(), "2025".into())),
-            |r| r.year += 1,
         ];
         for edit in edits {
             let mut other = record.clone();

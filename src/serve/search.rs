@@ -50,6 +50,9 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
     // thread here, so that the rebuild after the next edit always finds a core free.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
     let mut previous = HashSet::new();
+    // What the last index made of each shard: after an edit, only the edited incident's
+    // shard has its records made again.
+    let mut memory = search::Memory::default();
     while let Ok(mut job) = queue.recv() {
         // Edits that came while the last index was built: only the newest site counts.
         while let Ok(newer) = queue.try_recv() {
@@ -64,13 +67,15 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
                     let store = shared.store.read().unwrap_or_else(PoisonError::into_inner);
                     store.files.get(path).map(|bytes| bytes.to_vec())
                 };
-                let index = || {
-                    let records = search::records(&job.incidents, &job.provider_names);
-                    search::index(records, &job.language, served)
+                let memory = &mut memory;
+                let mut index = || {
+                    let (incidents, names) = (&job.incidents, &job.provider_names);
+                    search::index(incidents, names, &job.language, served, memory)
                 };
                 // A panic (a bug) ends this index, not the thread: the next edit tries again.
-                let built = catch_unwind(AssertUnwindSafe(|| {
-                    pool.as_ref().map_or_else(index, |pool| pool.install(index))
+                let built = catch_unwind(AssertUnwindSafe(|| match &pool {
+                    Some(pool) => pool.install(index),
+                    None => index(),
                 }))
                 .unwrap_or(Err(search::Error::Bug));
                 match built {
@@ -85,6 +90,7 @@ fn work(queue: &Receiver<Option<Job>>, shared: &Shared) {
         if job.is_none() {
             // Search turned off: nothing of an index stays.
             previous.clear();
+            memory = search::Memory::default();
         }
         let paths: HashSet<String> = files.iter().map(|(path, _)| path.clone()).collect();
         let mut store = shared.store.write().unwrap_or_else(PoisonError::into_inner);

@@ -325,6 +325,14 @@ fn an_edit_indexes_its_shard_again_and_leaves_the_others_byte_for_byte() {
             .any(|text| text.contains("quokkaville") && text.contains("\"covers\":[\"2024\"]")),
         "{words:?}"
     );
+    // 2023's shard was taken again, its words not gathered: made again with the bundle,
+    // they are still there.
+    assert!(
+        words
+            .iter()
+            .any(|text| text.contains("dashboard") && text.contains("\"covers\":[\"2023\"]")),
+        "{words:?}"
+    );
     // Words the shard has already, in another order and case: its shard is indexed again,
     // the words bundle is left as it was.
     site.write(
@@ -341,6 +349,63 @@ fn an_edit_indexes_its_shard_again_and_leaves_the_others_byte_for_byte() {
         shard(&after, "pagefind/words/"),
         shard(&again, "pagefind/words/")
     );
+}
+
+#[test]
+fn what_serve_remembers_of_a_shard_counts_only_for_the_very_same_incidents() {
+    use outages::search::{Memory, index};
+    use std::sync::Arc;
+
+    let site = archive();
+    let loaded = outages::site::Site::load(&outages::site::Options::new(site.root())).unwrap();
+    let names = loaded.views.incidents.provider_names();
+    let incidents = loaded.archive.incidents.clone();
+    let from = |files: &Vec<(String, Vec<u8>)>| {
+        let files = files.clone();
+        move |path: &str| {
+            files
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, b)| b.clone())
+        }
+    };
+    let mut memory = Memory::default();
+    let first = index(&incidents, &names, "en", |_| None, &mut memory).unwrap();
+    // The same incidents again: the same files.
+    let again = index(&incidents, &names, "en", from(&first), &mut memory).unwrap();
+    assert_eq!(again, first);
+    // One incident edited, the others the very same: what the memory gives is what an
+    // index that remembers nothing makes.
+    let mut edited = incidents.clone();
+    let at = edited
+        .iter()
+        .position(|i| i.title.starts_with("DNS"))
+        .unwrap();
+    let mut dns = (*edited[at]).clone();
+    dns.title = "DNS failures in quokkaville".to_string();
+    edited[at] = Arc::new(dns);
+    let remembered = index(&edited, &names, "en", from(&first), &mut memory).unwrap();
+    let fresh = index(&edited, &names, "en", from(&first), &mut Memory::default()).unwrap();
+    assert_eq!(remembered, fresh);
+    assert_ne!(remembered, first);
+    let quokka = readable(&remembered.iter().cloned().collect())
+        .into_iter()
+        .any(|(path, bytes)| {
+            path.starts_with("pagefind/words/")
+                && String::from_utf8_lossy(&bytes).contains("quokkaville")
+        });
+    assert!(quokka, "the new word is in the words bundle");
+    // Another language: nothing remembered counts.
+    let german = index(&edited, &names, "de", from(&remembered), &mut memory).unwrap();
+    let fresh = index(
+        &edited,
+        &names,
+        "de",
+        from(&remembered),
+        &mut Memory::default(),
+    )
+    .unwrap();
+    assert_eq!(german, fresh);
 }
 
 #[test]

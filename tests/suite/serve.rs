@@ -296,11 +296,14 @@ fn serve_follows_every_edit_and_serves_what_build_writes() {
     }
     // The search index follows on its own thread: once it has caught up, it is the index
     // a build makes of the same site, file for file.
-    let records = outages::search::records(
+    let index = outages::search::index(
         &fresh.archive.incidents,
         &fresh.views.incidents.provider_names(),
-    );
-    let index = outages::search::index(records, &fresh.config.language, |_| None).unwrap();
+        &fresh.config.language,
+        |_| None,
+        &mut outages::search::Memory::default(),
+    )
+    .unwrap();
     let entry = &index
         .iter()
         .find(|(path, _)| path == "pagefind/words/pagefind-entry.json")
