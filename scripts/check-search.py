@@ -15,6 +15,10 @@ policy forbids fails here as it would on a host. Then:
 - opens a shared URL (query and filter in it) and gets the same results;
 - shows 20 results, and 20 more on "Show more", with the keyboard focus on the first new one;
 - orders them newest and oldest first across the index's shards (a year each);
+- with the build's reach lowered to one shard at a time (as a search of a common word in a
+  big archive reads), searches the newest year first and says so, adds the older years on
+  "Search older years too" until the count is the whole one, and searches a chosen year
+  alone;
 - offers facets as a reader uses them: impacts worst first, in the page's order; no
   component until a provider is chosen, then only that provider's (every one its page
   lists, each finding something); another provider's choice clears the component; the
@@ -27,6 +31,7 @@ of it. Prints one line and exits non-zero on any failure.
 
 import functools
 import http.server
+import json
 import socketserver
 import sys
 import threading
@@ -106,12 +111,31 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     rules = []
     # Every path asked for, in order.
     asked = []
+    # How many incidents a search reads at once, in place of the build's (`shards.json`).
+    reach = None
+
+    def do_GET(self):
+        path = urllib.parse.urlsplit(self.path).path
+        if Handler.reach is None or not path.endswith("/pagefind/shards.json"):
+            return super().do_GET()
+        with open(self.translate_path(path), encoding="utf-8") as listed:
+            manifest = json.load(listed)
+        manifest["reach"] = Handler.reach
+        body = json.dumps(manifest).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def end_headers(self):
         Handler.asked.append(urllib.parse.urlsplit(self.path).path)
         policy = policy_for(urllib.parse.urlsplit(self.path).path, self.rules)
         if policy:
             self.send_header("Content-Security-Policy", policy)
+        if self.path.endswith("/pagefind/shards.json"):
+            # Never from the browser's cache: `reach` changes what it says.
+            self.send_header("Cache-Control", "no-store")
         super().end_headers()
 
     def log_message(self, *args):
@@ -214,6 +238,58 @@ def by_date(driver, wait, site, many):
     return problems
 
 
+def shards_read(base):
+    """The shards whose index was fetched, by name."""
+    index = base + "pagefind/"
+    return {path[len(index):].split("/")[0] for path in Handler.asked
+            if path.startswith(index) and path[len(index):][:1].isdigit()}
+
+
+def by_reach(driver, wait, site, base, many):
+    """A search that reads a shard at a time, as one of a big archive does: the newest
+    year first, said so, older years on request until the count is the whole one, a
+    chosen year alone and whole, and the oldest year first for oldest first."""
+    problems = []
+    Handler.reach = {"whole": 1, "first": 1}
+    try:
+        Handler.asked.clear()
+        driver.get(f"{site}search/?q=the")
+        wait.until(lambda d: "not searched yet" in d.find_element(By.ID, "search-status").text)
+        status = driver.find_element(By.ID, "search-status").text
+        newest = shards_read(base)
+        years = {t.get_attribute("datetime")[:4] for t in driver.find_elements(By.CSS_SELECTOR, "#search-results .row-date")}
+        if len(newest) != 1 or years != {next(iter(newest))} or f"in {next(iter(newest))}; older years" not in status:
+            problems.append(f"a first search read {sorted(newest)} and shows {sorted(years)}: {status}")
+        button = driver.find_element(By.ID, "search-older")
+        clicks = 0
+        while driver.find_element(By.ID, "search-older").is_displayed() and clicks < 20:
+            before = driver.find_element(By.ID, "search-status").text
+            button.click()
+            clicks += 1
+            wait.until(lambda d: d.find_element(By.ID, "search-status").text != before)
+        status = driver.find_element(By.ID, "search-status").text
+        read = shards_read(base)
+        if "not searched" in status or count(status.split()[0]) != many or clicks != len(read) - 1:
+            problems.append(f"after {clicks} widenings over {sorted(read)}: {status}, not {many} found")
+        oldest = min(read)
+        Handler.asked.clear()
+        driver.get(f"{site}search/?q=the&year={oldest}")
+        wait.until(lambda d: "found" in d.find_element(By.ID, "search-status").text)
+        status = driver.find_element(By.ID, "search-status").text
+        if shards_read(base) != {oldest} or "not searched" in status or driver.find_element(By.ID, "search-older").is_displayed():
+            problems.append(f"the year {oldest} read {sorted(shards_read(base))}: {status}")
+        # Oldest first starts at the other end.
+        Handler.asked.clear()
+        driver.get(f"{site}search/?q=the&sort=oldest")
+        wait.until(lambda d: "found" in d.find_element(By.ID, "search-status").text)
+        status = driver.find_element(By.ID, "search-status").text
+        if shards_read(base) != {oldest} or f"in {oldest}; newer years not searched yet" not in status:
+            problems.append(f"oldest first read {sorted(shards_read(base))}: {status}")
+    finally:
+        Handler.reach = None
+    return problems
+
+
 def main():
     if sys.argv[1] == "--hostile":
         return main_hostile(*sys.argv[2:])
@@ -245,8 +321,7 @@ def main():
         links = [r.find_element(By.CSS_SELECTOR, "a.row-title").get_attribute("href") for r in rows]
         if links != [site + RARE_INCIDENT]:
             problems.append(f"`{RARE}` found {links} ({status}), not only {site + RARE_INCIDENT}")
-        loaded = {path[len(base + "pagefind/"):].split("/")[0] for path in Handler.asked
-                  if path.startswith(base + "pagefind/") and path[len(base + "pagefind/"):][:1].isdigit()}
+        loaded = shards_read(base)
         if loaded != {RARE_SHARD}:
             problems.append(f"`{RARE}` loaded the shards {sorted(loaded)}, not only {RARE_SHARD}")
         else:
@@ -333,6 +408,9 @@ def main():
         # 6. The facets.
         problems.extend(facets(driver, wait, site))
 
+        # 7. A common word in an archive too big to read at once.
+        problems.extend(by_reach(driver, wait, site, base, many))
+
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         if errors:
             problems.append(f"console errors: {errors}")
@@ -344,7 +422,8 @@ def main():
           f"incident with `{RARE}`, loading its shard alone, and leads to it; the provider facet narrows {total} results to "
           f"{expected}; a shared URL restores them; Show more adds the next 20 of {many}; "
           "newest and oldest first run across years; impacts come worst first and components only "
-          "for the chosen provider")
+          "for the chosen provider; read a shard at a time, a search starts at the newest year, "
+          "says so, and reaches the whole count year by year")
 
 
 if __name__ == "__main__":

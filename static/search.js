@@ -9,6 +9,8 @@ const options = document.getElementById("search-options");
 const status = document.getElementById("search-status");
 const list = document.getElementById("search-results");
 const more = document.getElementById("search-more");
+// The button that searches more years, in a paragraph hidden while there are none.
+const older = document.getElementById("search-older");
 
 // The facets, in the order they are offered: filter name, label, "any" option.
 const FACETS = [
@@ -37,12 +39,16 @@ form.elements.sort.value = params.get("sort") ?? "";
 // still be asked alone.
 let pagefind;
 let shards;
+let sizes;
+let reach;
 let all;
 try {
   const listed = await fetch(form.dataset.index + "shards.json");
   if (!listed.ok) throw new Error(`${listed.status} fetching the index's list of shards`);
   const manifest = await listed.json();
   shards = manifest.shards.map((shard) => shard.name);
+  sizes = new Map(manifest.shards.map((shard) => [shard.name, shard.incidents]));
+  reach = manifest.reach;
   all = manifest.filters;
   if (shards.length > 0) {
     pagefind = await import(form.dataset.index + "words/pagefind.js");
@@ -60,6 +66,27 @@ async function within(words) {
   const found = await pagefind.search(words, { filters: { covers: { any: shards } } });
   const counts = found?.filters?.covers ?? {};
   return shards.filter((shard) => counts[shard] > 0);
+}
+
+// The year a shard is of: `2024` of `2024-2`.
+const yearOf = (shard) => shard.split("-")[0];
+
+// The shards a search reads, of those in `scope` (in time order, from the end it reads
+// first): all of them when they hold at most `reach.whole` incidents together; beyond,
+// the first `batches` batches of them, each whole shards of about `reach.first`
+// incidents (one batch, then one more each time the reader asks for more years). A first
+// search of a common word then downloads about as much in an archive of a million
+// incidents as in one of ten thousand.
+function span(scope, batches) {
+  const total = scope.reduce((sum, shard) => sum + sizes.get(shard), 0);
+  if (total <= reach.whole) return scope;
+  let end = 0;
+  for (let batch = 0; batch < batches && end < scope.length; batch++) {
+    let held = 0;
+    do held += sizes.get(scope[end++]);
+    while (end < scope.length && held < reach.first);
+  }
+  return scope.slice(0, end);
 }
 
 const merged = new Set();
@@ -124,30 +151,51 @@ function ordered(name, values) {
 let shown = async () => [];
 let total = 0;
 let generation = 0;
+// How many batches of shards the reader asked to search these words in (see `span`).
+let depth = 1;
+let asked = null;
 
-async function run() {
+async function run(wider = false) {
   const mine = ++generation;
   const words = query.value.trim();
   const filters = {};
   for (const [name, select] of selects) if (select.value) filters[name] = select.value;
   const order = form.elements.sort.value;
   keepInUrl(words, filters, order);
+  depth = wider ? depth + 1 : words === asked ? depth : 1;
+  asked = words;
   if (!words && Object.keys(filters).length === 0) {
+    older.parentElement.hidden = true;
     show(mine, async () => [], 0, "");
     offer(all);
     return;
   }
-  const scope = await within(words);
-  await load(scope);
+  const possible = await within(words);
+  // A year's shards are known by name: a search in one year reads no other.
+  const scope = filters.year ? possible.filter((shard) => yearOf(shard) === filters.year) : possible;
+  // Oldest first reads from the oldest end.
+  const picked = new Set(span(order === "oldest" ? [...scope].reverse() : scope, depth));
+  const searched = scope.filter((shard) => picked.has(shard));
+  await load(searched);
   if (mine !== generation) return;
-  const search = await find(words, filters, scope);
+  const search = await find(words, filters, searched);
   if (mine !== generation || !search) return;
-  const counts = await facetCounts(words, filters, scope, search.filters);
+  const counts = await facetCounts(words, filters, searched, search.filters);
   if (mine !== generation) return;
-  offer(counts);
+  // Years with a shard that may match but was not read: offered without a count.
+  const unread = new Set(possible.filter((shard) => !searched.includes(shard)).map(yearOf));
+  offer(counts, unread);
   const n = search.results.length;
   const what = words ? ` for “${words}”` : "";
-  show(mine, inOrder(words, filters, scope, search, order), n, n === 0 ? `No incident found${what}.` : `${number.format(n)} incident${n === 1 ? "" : "s"} found${what}.`);
+  const partial = searched.length < scope.length;
+  const from = yearOf(searched[searched.length - 1] ?? "");
+  const to = yearOf(searched[0] ?? "");
+  const when = partial ? (from === to ? ` in ${to}` : ` from ${from} to ${to}`) : "";
+  const found = n === 0 ? `No incident found${what}${when}` : `${number.format(n)} incident${n === 1 ? "" : "s"} found${what}${when}`;
+  const rest = order === "oldest" ? "newer" : "older";
+  older.parentElement.hidden = !partial;
+  older.textContent = `Search ${rest} years too`;
+  show(mine, inOrder(words, filters, searched, search, order), n, partial ? `${found}; ${rest} years not searched yet.` : `${found}.`);
 }
 
 // The results in the order asked, as far as the reader goes. Pagefind ranks the shards'
@@ -202,13 +250,14 @@ function keepInUrl(words, filters, order) {
 // Each facet offers the values that would find something, with how many (the chosen one
 // always). Components are a provider's own: they are offered once a provider is chosen,
 // and then only that provider's.
-function offer(counts) {
+function offer(counts, unread = new Set()) {
   for (const [name, facet] of facets) {
     const chosen = facet.select.value;
     const shown = [new Option(facet.any, "")];
     for (const value of facet.values) {
       const count = counts?.[name]?.[value] ?? 0;
-      if (count > 0 || value === chosen) shown.push(new Option(`${value} (${number.format(count)})`, value));
+      if (name === "year" && unread.has(value)) shown.push(new Option(value, value));
+      else if (count > 0 || value === chosen) shown.push(new Option(`${value} (${number.format(count)})`, value));
     }
     facet.select.replaceChildren(...shown);
     facet.select.value = chosen;
@@ -300,5 +349,10 @@ more.addEventListener("click", async () => {
   const from = await page(generation);
   // Keyboard users go on from the first new result, not from a button that may be gone.
   list.children[from]?.querySelector("a")?.focus();
+});
+older.addEventListener("click", async () => {
+  await run(true);
+  // The button goes once every year is searched: the keyboard goes on from the results.
+  if (older.parentElement.hidden) list.querySelector("a")?.focus();
 });
 run();

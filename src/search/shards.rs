@@ -28,6 +28,16 @@ const SHARD_RECORDS: usize = 2_000;
 /// Records being indexed at once, over all shards: Pagefind holds about 40 KB for each.
 const RECORDS_IN_FLIGHT: usize = 20_000;
 
+/// The most incidents whose shards the search page reads at once for a search: a search
+/// that may match in more reads the newest (or oldest) [`READ_FIRST`] first, and the
+/// rest a batch at a time as the reader asks. A shard costs the first search about 33 bytes
+/// an incident (its metadata, filters and a chunk of its words), so a first search stays
+/// near 600 KiB, runtime included, at any size.
+const READ_WHOLE: usize = 12_000;
+
+/// Incidents read by each batch beyond [`READ_WHOLE`] (whole shards, so a little more).
+const READ_FIRST: usize = 6_000;
+
 /// A shard's name, which is also its folder: `2024`, or `2024-2` for a year's second block.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) struct ShardKey(String);
@@ -404,6 +414,7 @@ pub(super) fn files<T: Send + Sync>(
     let manifest = serde_json::json!({
         "shards": listed,
         "filters": facets,
+        "reach": { "whole": READ_WHOLE, "first": READ_FIRST },
     });
     files.push((
         routes::SEARCH_SHARDS.to_string(),

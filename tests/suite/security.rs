@@ -98,7 +98,9 @@ fn theme_search(path: &str, element: scraper::ElementRef) -> bool {
                     || value.has_class("search-form", scraper::CaseSensitivity::CaseSensitive))
         }
         "input" | "button" | "select" => {
-            in_form() || (path == "search/index.html" && value.id() == Some("search-more"))
+            in_form()
+                || (path == "search/index.html"
+                    && matches!(value.id(), Some("search-more" | "search-older")))
         }
         "script" => {
             path == "search/index.html"
