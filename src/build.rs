@@ -9,7 +9,7 @@ use foldhash::HashSet;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::config::BaseUrl;
+use crate::config::{BaseUrl, Config};
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
 use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
@@ -147,7 +147,24 @@ fn run(
     };
     let output = match (&start_from, scan, output) {
         (StartFrom::Nothing(written), Some(found), Some(output)) => {
-            let summary = found.nothing_to_do(options, written, output, start);
+            let config = Config::load(&options.root).unwrap_or_default();
+            let base_url = options.base_url.as_ref().unwrap_or(&config.base_url);
+            let summary = Summary {
+                incidents: written.incidents,
+                providers: written.providers,
+                files: written.files,
+                pages: written.pages,
+                written: WriteStats {
+                    written: 0,
+                    unchanged: written.files,
+                    removed: 0,
+                },
+                leftovers: output.release(),
+                local_base_url: *base_url == BaseUrl::default(),
+                warnings: Diagnostics(written.warnings.clone()),
+                cache_error: found.nothing_to_do(written),
+                elapsed: start.elapsed(),
+            };
             let made = Made {
                 _site: None,
                 _files: Vec::new(),
@@ -163,7 +180,7 @@ fn run(
     let written_site = scan.as_mut().and_then(Scan::take_written_site);
     let (mut site, changed) = match (&start_from, &scan, written_site) {
         (StartFrom::Written(changed), Some(_), Some(site)) => (site, Some(changed.as_slice())),
-        (_, Some(scan), _) => (scan.fresh_site(options)?, None),
+        (_, Some(scan), _) => (scan.fresh_site(options).map_err(Error::Invalid)?, None),
         (_, None, _) => (Site::load(options).map_err(Error::Invalid)?, None),
     };
     // Compares with the disk and stages a file if it changed: `false` when unchanged.
@@ -304,7 +321,7 @@ fn run(
         incidents: site.archive.incidents.len(),
         providers: site.archive.providers.len(),
         files: files.len(),
-        pages: crate::rebuild::html_pages(&site),
+        pages: site.html_pages(),
         written,
         leftovers,
         local_base_url: site.config.base_url == BaseUrl::default(),

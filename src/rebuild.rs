@@ -5,19 +5,18 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 
-use crate::build::{Error, Summary};
 use crate::cache::{self, Bodies, Cache, Hash, Index, Left, Lefts, Looked, Seen, Written};
-use crate::config::{BaseUrl, CONFIG_FILE, Config};
+use crate::config::CONFIG_FILE;
 use crate::content::{self, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::output::{self, Output, OutputFile, WriteStats};
+use crate::output::{self, Output, OutputFile};
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
-use crate::site::{Options, Site};
+use crate::site::{Changes, Options, Site};
 use crate::sources;
 
 /// A build starting from its own last output renders again only what changed, as long as
@@ -91,9 +90,6 @@ struct Verified {
     /// next build need not hash them.
     hashed: bool,
 }
-
-/// Content files as a build read them, by path (`None`: gone).
-pub type Changes = Vec<(PathBuf, Option<Result<Loaded, Vec<Diagnostic>>>)>;
 
 /// Where a build starts.
 pub enum StartFrom {
@@ -268,7 +264,7 @@ impl Scan {
     }
 
     /// The site of the files as they are now, parsing only those that changed.
-    pub fn fresh_site(&self, options: &Options) -> Result<Site, Error> {
+    pub fn fresh_site(&self, options: &Options) -> Result<Site, Diagnostics> {
         let root = &options.root;
         // What the cache holds, unless it cannot be read: then every file is parsed.
         let mut cached: HashMap<&[u8], Loaded> = match self.before.loaded() {
@@ -299,20 +295,12 @@ impl Scan {
                 })
                 .collect())
         })
-        .map_err(Error::Invalid)
     }
 
-    /// The summary of a build that found nothing to do, the output left as it is. The
-    /// cache is written again only if what it saw of the files changed (new times).
-    pub fn nothing_to_do(
-        &self,
-        options: &Options,
-        written: &Written,
-        output: Output,
-        start: Instant,
-    ) -> Summary {
-        let config = Config::load(&options.root).unwrap_or_default();
-        let base_url = options.base_url.clone().unwrap_or(config.base_url);
+    /// After a build that found nothing to do, the output left as it is: the cache is
+    /// written again only if what it saw of the files changed (new times). Why it could
+    /// not be, if so.
+    pub fn nothing_to_do(&self, written: &Written) -> Option<String> {
         // What the cache saw of each file, as it is seen now (new times, same bytes).
         let now = by_path(self.content.iter().filter_map(Looked::seen));
         let content: Option<Vec<Seen>> = self
@@ -341,7 +329,7 @@ impl Scan {
             let each = verified.each.iter().copied().map(Some).collect();
             written.left = Lefts::new(self.scanned, each);
         }
-        let cache_error = match (seen_again || rehashed.is_some(), content) {
+        match (seen_again || rehashed.is_some(), content) {
             // If what the files gave is damaged, an empty cache in its place: the next
             // build starts from scratch (and writes it whole).
             (true, Some(content)) => {
@@ -355,22 +343,6 @@ impl Scan {
                 self.finish(file, &mut index, |_| None).err()
             }
             _ => None,
-        };
-        Summary {
-            incidents: written.incidents,
-            providers: written.providers,
-            files: written.files,
-            pages: written.pages,
-            written: WriteStats {
-                written: 0,
-                unchanged: written.files,
-                removed: 0,
-            },
-            leftovers: output.release(),
-            local_base_url: base_url == BaseUrl::default(),
-            warnings: Diagnostics(written.warnings.clone()),
-            cache_error,
-            elapsed: start.elapsed(),
         }
     }
 
@@ -413,7 +385,7 @@ impl Scan {
             left: self.left(out, files),
             incidents: site.archive.incidents.len(),
             providers: site.archive.providers.len(),
-            pages: html_pages(site),
+            pages: site.html_pages(),
             files: files.len(),
             warnings: site.warnings().0,
         };
@@ -567,12 +539,4 @@ fn theme_files(root: &Path) -> Vec<PathBuf> {
         }
     }
     files
-}
-
-/// How many HTML pages a site has, for its summary.
-pub fn html_pages(site: &Site) -> usize {
-    site.pages
-        .iter()
-        .filter(|p| p.path.ends_with(".html"))
-        .count()
 }

@@ -71,6 +71,9 @@ impl Options {
     }
 }
 
+/// Content files as a build read them, by path (`None`: gone).
+pub type Changes = Vec<(PathBuf, Option<Result<Loaded, Vec<Diagnostic>>>)>;
+
 pub struct Site {
     pub options: Options,
     pub config: Config,
@@ -101,6 +104,14 @@ pub struct Update<T = (String, Vec<u8>)> {
 }
 
 impl Site {
+    /// How many HTML pages it has, for a build's summary.
+    pub fn html_pages(&self) -> usize {
+        self.pages
+            .iter()
+            .filter(|p| p.path.ends_with(".html"))
+            .count()
+    }
+
     /// Reads site.yaml, content and theme, reporting the problems of all three at once.
     pub fn load(options: &Options) -> Result<Site, Diagnostics> {
         Site::load_with(options, || content::load_all(&options.root))
@@ -225,7 +236,7 @@ impl Site {
     /// again.
     pub fn update_content<T: Send>(
         &mut self,
-        files: crate::rebuild::Changes,
+        files: Changes,
         each: impl Fn(&Page, Vec<u8>) -> T + Sync,
     ) -> Result<Update<T>, Diagnostics> {
         for (path, loaded) in files {
