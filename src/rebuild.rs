@@ -138,14 +138,7 @@ impl Scan {
         );
         let mut hasher = blake3::Hasher::new();
         hasher.update(&key);
-        let options_text = format!(
-            "{:?}\n{}\n{}\n{}\n{}\n",
-            options.base_url,
-            options.drafts,
-            options.hash_assets,
-            options.precompress,
-            out.display()
-        );
+        let options_text = format!("{}{}\n", options.shaping(), out.display());
         hasher.update(options_text.as_bytes());
         let mut theme = Vec::with_capacity(theme_looked.len());
         for (path, looked) in theme_paths.iter().zip(&theme_looked) {

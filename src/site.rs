@@ -19,7 +19,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::model::{Incident, ProviderInfo, Slug};
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
 use crate::render::views::{IncidentViews, Views};
-use crate::render::{self, KindId, Page, Part, Renderer};
+use crate::render::{self, KindId, Page, Part, Reads, Renderer};
 
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
 /// instead of as a site without `content/`.
@@ -62,6 +62,23 @@ impl Options {
             precompress: false,
             cache_dir: None,
         }
+    }
+
+    /// What of the options shapes the pages, as the build cache keys its output: every
+    /// field is named, so that a new one does not compile until it is placed on one side
+    /// (a stale output would be reused) or the other. The root and the output folder are
+    /// keyed by the cache itself, resolved.
+    pub fn shaping(&self) -> String {
+        let Options {
+            root: _,
+            output: _,
+            cache_dir: _,
+            base_url,
+            drafts,
+            hash_assets,
+            precompress,
+        } = self;
+        format!("{base_url:?}\n{drafts}\n{hash_assets}\n{precompress}\n")
     }
 
     pub fn output_dir(&self) -> PathBuf {
@@ -787,37 +804,41 @@ impl Dirty {
     /// Whether `page` must be rendered again: whether one of the inputs its kind declares
     /// ([`Kind::reads`](render::kinds::Kind::reads)) changed.
     fn touches(&self, archive: &Archive, page: &Page) -> bool {
-        let reads = page.reads(archive);
-        (reads.templates && self.templates)
-            || (reads.assets && self.assets)
-            || (reads.archive && self.content)
-            || (reads.pages && self.pages)
-            || reads.list.is_some_and(|(start, end)| {
-                self.list_shape
-                    || self
-                        .list
-                        .get(start..end.min(self.list.len()))
-                        .is_some_and(|range| range.contains(&true))
-            })
-            || reads
-                .incident
-                .is_some_and(|i| i.get(&self.fresh).is_some_and(|&fresh| fresh))
-            || reads
-                .provider
-                .is_some_and(|p| p.get(&self.providers).is_some_and(|&dirty| dirty))
-            || reads.provider_part.is_some_and(|(p, part)| {
+        // Every input by name: one that a kind may declare but this does not weigh does
+        // not compile.
+        let Reads {
+            templates,
+            assets,
+            incident,
+            provider,
+            provider_part,
+            provider_list,
+            days,
+            archive: whole,
+            list,
+            pages,
+        } = page.reads(archive);
+        let within = |changed: &[bool], start: usize, end: usize| {
+            changed
+                .get(start..end.min(changed.len()))
+                .is_some_and(|range| range.contains(&true))
+        };
+        (templates && self.templates)
+            || (assets && self.assets)
+            || (whole && self.content)
+            || (pages && self.pages)
+            || list.is_some_and(|(start, end)| self.list_shape || within(&self.list, start, end))
+            || incident.is_some_and(|i| i.get(&self.fresh).is_some_and(|&fresh| fresh))
+            || provider.is_some_and(|p| p.get(&self.providers).is_some_and(|&dirty| dirty))
+            || provider_part.is_some_and(|(p, part)| {
                 p.get(&self.provider_parts)
                     .is_some_and(|changed| changed.touches(archive, p, part))
             })
-            || reads.provider_list.is_some_and(|(p, start, end)| {
-                p.get(&self.provider_lists).is_some_and(|list| {
-                    list.get(start..end.min(list.len()))
-                        .is_some_and(|range| range.contains(&true))
-                })
+            || provider_list.is_some_and(|(p, start, end)| {
+                p.get(&self.provider_lists)
+                    .is_some_and(|list| within(list, start, end))
             })
-            || reads
-                .days
-                .is_some_and(|(first, last)| self.days.range(first..=last).next().is_some())
+            || days.is_some_and(|(first, last)| self.days.range(first..=last).next().is_some())
     }
 }
 
@@ -866,4 +887,46 @@ fn changed_positions(
             },
         )
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_that_shapes_pages_changes_the_caches_key_and_no_other_does() {
+        let base = Options::new("site");
+        let shaping = base.shaping();
+        let url = BaseUrl::parse("https://example.com/x/").expect("a base URL");
+        let shaped = [
+            Options {
+                base_url: Some(url),
+                ..base.clone()
+            },
+            Options {
+                drafts: true,
+                ..base.clone()
+            },
+            Options {
+                hash_assets: false,
+                ..base.clone()
+            },
+            Options {
+                precompress: true,
+                ..base.clone()
+            },
+        ];
+        for options in shaped {
+            assert_ne!(options.shaping(), shaping, "{options:?}");
+        }
+        // Keyed apart, resolved: the root and the output folder; the cache's own folder
+        // shapes nothing.
+        let apart = Options {
+            root: "elsewhere".into(),
+            output: Some("out".into()),
+            cache_dir: Some("cache".into()),
+            ..base.clone()
+        };
+        assert_eq!(apart.shaping(), shaping);
+    }
 }
