@@ -9,6 +9,7 @@ use foldhash::HashSet;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
+use crate::cache::Written;
 use crate::config::{BaseUrl, Config};
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
@@ -40,6 +41,37 @@ pub struct Summary {
     /// The build cache could not be written: the build is complete, the next one slower.
     pub cache_error: Option<String>,
     pub elapsed: Duration,
+}
+
+impl Summary {
+    /// The summary of a build that found nothing to do, the output left as the last
+    /// build wrote it.
+    fn unchanged(
+        options: &Options,
+        written: &Written,
+        output: Output,
+        cache_error: Option<String>,
+        start: Instant,
+    ) -> Summary {
+        let config = Config::load(&options.root).unwrap_or_default();
+        let base_url = options.base_url.as_ref().unwrap_or(&config.base_url);
+        Summary {
+            incidents: written.incidents,
+            providers: written.providers,
+            files: written.files,
+            pages: written.pages,
+            written: WriteStats {
+                written: 0,
+                unchanged: written.files,
+                removed: 0,
+            },
+            leftovers: output.release(),
+            local_base_url: *base_url == BaseUrl::default(),
+            warnings: Diagnostics(written.warnings.clone()),
+            cache_error,
+            elapsed: start.elapsed(),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -147,24 +179,8 @@ fn run(
     };
     let output = match (&start_from, scan, output) {
         (StartFrom::Nothing(written), Some(found), Some(output)) => {
-            let config = Config::load(&options.root).unwrap_or_default();
-            let base_url = options.base_url.as_ref().unwrap_or(&config.base_url);
-            let summary = Summary {
-                incidents: written.incidents,
-                providers: written.providers,
-                files: written.files,
-                pages: written.pages,
-                written: WriteStats {
-                    written: 0,
-                    unchanged: written.files,
-                    removed: 0,
-                },
-                leftovers: output.release(),
-                local_base_url: *base_url == BaseUrl::default(),
-                warnings: Diagnostics(written.warnings.clone()),
-                cache_error: found.nothing_to_do(written),
-                elapsed: start.elapsed(),
-            };
+            let cache_error = found.nothing_to_do(written);
+            let summary = Summary::unchanged(options, written, output, cache_error, start);
             let made = Made {
                 _site: None,
                 _files: Vec::new(),
