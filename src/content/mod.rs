@@ -2,6 +2,8 @@
 //! Each file gives an incident, a provider description, or its diagnostics; nothing here
 //! knows about pages or output paths.
 
+pub(crate) mod attributes;
+pub(crate) mod dialect;
 mod downguide;
 pub mod fields;
 pub mod frontmatter;
@@ -21,8 +23,8 @@ use serde_saphyr::Spanned;
 
 use crate::diagnostics::Diagnostic;
 use crate::model::{Incident, Platform, ProviderInfo, Slug, SyncKind};
-use crate::render::attributes::crowded_tag;
 use crate::sources;
+use attributes::crowded_tag;
 use fields::{FileCtx, Pos, display_path};
 use source::Scrub;
 use updates::crowded_tag_error;

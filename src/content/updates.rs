@@ -9,13 +9,13 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
+use super::attributes::{MAX_ATTRIBUTES, crowded_tag};
 use crate::content::fields::{FileCtx, Pos, time_error};
 use crate::content::source::trim_blank_lines;
 use crate::content::time::{TimeError, parse_timestamp};
 use crate::content::yaml::closest;
 use crate::diagnostics::Diagnostic;
 use crate::model::{Status, Timestamp, Update};
-use crate::render::attributes::{MAX_ATTRIBUTES, crowded_tag};
 
 /// The markdown dialect of content: the renderer parses with these options too.
 pub const MARKDOWN_OPTIONS: Options = Options::ENABLE_TABLES

@@ -27,9 +27,7 @@ use html5ever::tokenizer::{
 };
 use html5ever::{LocalName, local_name};
 
-/// The deepest nesting of elements kept. Markdown itself rarely goes past 20 (a list in a
-/// list in a quote, with emphasis and a link); browsers flatten past 512.
-pub const MAX_DEPTH: usize = 64;
+use crate::content::dialect::MAX_DEPTH;
 
 /// Returns `html` balanced, at most [`MAX_DEPTH`] deep, for the sanitiser. Linear in its size.
 pub fn balance(html: &str) -> String {
@@ -381,7 +379,7 @@ fn escape_text(out: &mut String, text: &str) {
 }
 
 /// Elements whose content the tokenizer reads as text, as the parser would tell it to.
-pub(super) fn raw_kind(name: &str) -> Option<TokenSinkResult<()>> {
+pub(crate) fn raw_kind(name: &str) -> Option<TokenSinkResult<()>> {
     Some(match name {
         "script" => TokenSinkResult::RawData(RawKind::ScriptData),
         "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {

@@ -4,14 +4,13 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::ops::Range;
 
 use ammonia::{Builder, UrlRelative};
-use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{Event, Tag, TagEnd, html};
 
+use crate::content::dialect::events;
 use crate::content::source::without_forbidden;
-use crate::content::updates::MARKDOWN_OPTIONS;
-use crate::render::balance::{MAX_DEPTH, balance};
+use crate::render::balance::balance;
 
 static TAGS: &[&str] = &[
     "a",
@@ -279,57 +278,6 @@ fn render(markdown: &str, page_url: &str) -> String {
     sanitize(&balance(&raw), base)
 }
 
-/// The parser with the page's adjustments. Elements nested deeper than [`MAX_DEPTH`] lose
-/// their tags and keep their text (`>` typed 50,000 times is one quote 64 deep), as raw
-/// HTML does in [`balance`]: no page holds more nesting than a browser renders.
-fn events(markdown: &str) -> impl Iterator<Item = Event<'_>> {
-    events_at(markdown).map(|(event, _)| event)
-}
-
-/// [`events`] with the range of the markdown each comes from.
-pub(crate) fn events_at(markdown: &str) -> impl Iterator<Item = (Event<'_>, Range<usize>)> {
-    let mut depth = 0usize;
-    let parser = Parser::new_ext(markdown, MARKDOWN_OPTIONS).into_offset_iter();
-    parser.filter_map(move |(event, range)| {
-        let kept = match event {
-            Event::Start(_) => {
-                depth += 1;
-                depth <= MAX_DEPTH
-            }
-            Event::End(_) => {
-                depth = depth.saturating_sub(1);
-                depth < MAX_DEPTH
-            }
-            _ => true,
-        };
-        kept.then(|| (adjust(event), range))
-    })
-}
-
-fn adjust(event: Event<'_>) -> Event<'_> {
-    match event {
-        Event::Start(Tag::Heading {
-            level,
-            id,
-            classes,
-            attrs,
-        }) => Event::Start(Tag::Heading {
-            level: demote(level),
-            id,
-            classes,
-            attrs,
-        }),
-        Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(demote(level))),
-        // Status pages show each line as written; a timeline typed line by line must not
-        // run together into one paragraph.
-        Event::SoftBreak => Event::HardBreak,
-        // pulldown-cmark writes a task's box as an `<input>`, which no page of untrusted
-        // text may hold: the box becomes the character it stands for.
-        Event::TaskListMarker(done) => Event::Text(if done { "☑ " } else { "☐ " }.into()),
-        other => other,
-    }
-}
-
 /// Renders markdown that holds no raw HTML; `None` if the parser found some after all.
 /// Unsafe links keep their text and lose the link; images keep their alt text.
 fn render_without_html(markdown: &str, base: Option<&ammonia::Url>) -> Option<String> {
@@ -393,15 +341,6 @@ fn sanitize(html: &str, base: Option<ammonia::Url>) -> String {
     SANITIZER.with_borrow_mut(|builder| builder.url_relative(relative).clean(html).to_string())
 }
 
-fn demote(level: HeadingLevel) -> HeadingLevel {
-    match level {
-        HeadingLevel::H1 | HeadingLevel::H2 => HeadingLevel::H3,
-        HeadingLevel::H3 => HeadingLevel::H4,
-        HeadingLevel::H4 => HeadingLevel::H5,
-        _ => HeadingLevel::H6,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
@@ -425,6 +364,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::content::dialect::MAX_DEPTH;
 
     const PAGE: &str = "https://example.com/repo/a/b/";
 

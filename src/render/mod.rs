@@ -2,8 +2,7 @@
 //! from), then rendering each page. Nothing here touches the output folder.
 
 pub mod api;
-pub(crate) mod attributes;
-mod balance;
+pub(crate) mod balance;
 pub mod charts;
 pub mod feeds;
 pub mod hosting;

@@ -6,6 +6,7 @@ mod common;
 mod api;
 mod build;
 mod cache;
+mod design;
 mod diagnostics;
 mod docs;
 mod feeds;

@@ -18,7 +18,7 @@ use std::fmt;
 
 use pulldown_cmark::html;
 
-use crate::render::markdown::events_at;
+use super::dialect::events_at;
 
 /// The most attributes one tag of content may hold; no element needs a tenth of them.
 pub(crate) const MAX_ATTRIBUTES: usize = 100;
