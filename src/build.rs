@@ -10,7 +10,7 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use crate::cache::Written;
-use crate::config::{BaseUrl, Config};
+use crate::config::{Config, StandIn};
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
 use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
@@ -33,9 +33,9 @@ pub struct Summary {
     pub written: WriteStats,
     /// Folders of ours beside the output that could not be removed: worth a warning.
     pub leftovers: Vec<Leftover>,
-    /// No base URL was given (`site.yaml` or `--base-url`): absolute links point at the
-    /// local preview, worth a warning before the site is deployed.
-    pub local_base_url: bool,
+    /// The base URL only stands in for the site's own (none was given, or `init`'s
+    /// example is still there): worth a warning before the site is deployed.
+    pub stand_in_base_url: Option<StandIn>,
     /// What builds but looks wrong (`### … : resolvd`), to show the writer.
     pub warnings: Diagnostics,
     /// The build cache could not be written: the build is complete, the next one slower.
@@ -66,7 +66,7 @@ impl Summary {
                 removed: 0,
             },
             leftovers: output.release(),
-            local_base_url: *base_url == BaseUrl::default(),
+            stand_in_base_url: base_url.stand_in(),
             warnings: Diagnostics(written.warnings.clone()),
             cache_error,
             elapsed: start.elapsed(),
@@ -340,7 +340,7 @@ fn run(
         pages: site.html_pages(),
         written,
         leftovers,
-        local_base_url: site.config.base_url == BaseUrl::default(),
+        stand_in_base_url: site.config.base_url.stand_in(),
         warnings: site.warnings(),
         cache_error: saved,
         elapsed: start.elapsed(),

@@ -80,6 +80,32 @@ impl Default for BaseUrl {
 
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1111/";
 
+/// The base URL `init` writes into a new archive's `site.yaml`, for its owner to replace.
+pub const PLACEHOLDER_BASE_URL: &str = "https://example.github.io/outages/";
+
+/// A base URL that only stands in for the site's own: worth a warning before a deploy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StandIn {
+    /// None was given, so absolute links point at the local preview.
+    Unset,
+    /// `init`'s example is still in `site.yaml`.
+    Placeholder,
+}
+
+impl BaseUrl {
+    /// Whether this base URL stands in for the site's own, and how.
+    pub fn stand_in(&self) -> Option<StandIn> {
+        if *self == BaseUrl::default() {
+            Some(StandIn::Unset)
+        } else if BaseUrl::parse(PLACEHOLDER_BASE_URL).is_ok_and(|placeholder| placeholder == *self)
+        {
+            Some(StandIn::Placeholder)
+        } else {
+            None
+        }
+    }
+}
+
 /// `site.yaml` as written.
 #[derive(Debug, Deserialize, Default)]
 struct RawConfig {

@@ -6,13 +6,33 @@ use std::path::{Path, PathBuf};
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use serde::{Deserialize, Serialize};
 
-/// `n` and a noun, in the plural unless `n` is 1: `1 incident`, `3 incidents`.
+/// `n` and a noun, in the plural unless `n` is 1: `1 incident`, `10,088 incidents`.
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
-        format!("{n} {noun}s")
+        format!(
+            "{} {noun}s",
+            thousands(i64::try_from(n).unwrap_or(i64::MAX))
+        )
     }
+}
+
+/// A count with its thousands grouped: `10,088`. Messages, the templates' `thousands` filter
+/// and the charts' words all write counts with it, so every page and message groups alike.
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Whether a problem stops the build.
@@ -216,3 +236,34 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_group_their_thousands() {
+        let shown = [0, 7, 999, 1000, 10_088, 999_999, 1_234_567, -4321, i64::MIN].map(thousands);
+        assert_eq!(
+            shown,
+            [
+                "0",
+                "7",
+                "999",
+                "1,000",
+                "10,088",
+                "999,999",
+                "1,234,567",
+                "-4,321",
+                "-9,223,372,036,854,775,808"
+            ]
+        );
+    }
+
+    #[test]
+    fn counts_name_their_noun_once_or_many_times_and_group_thousands() {
+        assert_eq!(count(1, "incident"), "1 incident");
+        assert_eq!(count(0, "file"), "0 files");
+        assert_eq!(count(10_088, "incident"), "10,088 incidents");
+    }
+}

@@ -10,8 +10,8 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use outages::build::{self, Error, Summary};
-use outages::config::{BaseUrl, DEFAULT_BASE_URL};
-use outages::diagnostics::{Diagnostics, count};
+use outages::config::{BaseUrl, DEFAULT_BASE_URL, PLACEHOLDER_BASE_URL, StandIn};
+use outages::diagnostics::{Diagnostics, count, thousands};
 use outages::import::{self, scaffold};
 use outages::model::Platform;
 use outages::serve::{self, ServeOptions};
@@ -328,11 +328,16 @@ fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
             if let Some(message) = &summary.cache_error {
                 eprintln!("warning: {message}");
             }
-            if summary.local_base_url && verb == "built" {
-                eprintln!(
+            match summary.stand_in_base_url.filter(|_| verb == "built") {
+                Some(StandIn::Unset) => eprintln!(
                     "warning: no base URL is set, so feeds, the sitemap and canonical links point at {DEFAULT_BASE_URL}\n \
                      = help: set `base_url` in site.yaml, or pass `--base-url https://…`"
-                );
+                ),
+                Some(StandIn::Placeholder) => eprintln!(
+                    "warning: site.yaml's base_url is still the example {PLACEHOLDER_BASE_URL}, so feeds, the sitemap and canonical links point there\n \
+                     = help: set `base_url` to where the site will live, or pass `--base-url https://…`"
+                ),
+                None => {}
             }
             println!("{}", summary_line(verb, &summary));
             ExitCode::SUCCESS
@@ -419,10 +424,10 @@ fn invalid(diagnostics: Diagnostics) -> ExitCode {
 
 fn summary_line(verb: &str, s: &Summary) -> String {
     let files = if verb == "built" {
-        format!(
-            ", {} written, {} unchanged, {} removed",
-            s.written.written, s.written.unchanged, s.written.removed
-        )
+        let [written, unchanged, removed] =
+            [s.written.written, s.written.unchanged, s.written.removed]
+                .map(|n| thousands(i64::try_from(n).unwrap_or(i64::MAX)));
+        format!(", {written} written, {unchanged} unchanged, {removed} removed")
     } else {
         String::new()
     };

@@ -84,6 +84,7 @@ pub fn parse_feed(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
     incidents.extend(from_posts(event));
     Ok(Parsed {
         page: Some("AWS".to_string()),
+        page_url: None,
         incidents,
     })
 }
@@ -265,6 +266,7 @@ pub fn parse_events(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
         .collect::<Result<Vec<Imported>, Diagnostic>>()?;
     Ok(Parsed {
         page: Some("AWS".to_string()),
+        page_url: None,
         incidents,
     })
 }

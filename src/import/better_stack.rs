@@ -98,6 +98,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
         .collect::<Result<Vec<Imported>, Diagnostic>>()?;
     Ok(Parsed {
         page: document.data.attributes.company_name,
+        page_url: None,
         incidents,
     })
 }

@@ -24,7 +24,7 @@ use scraper::{Html, Selector};
 
 use super::{Imported, Parsed, identity};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Impact, Platform, Source, Status, Timestamp, Update};
+use crate::model::{Impact, Platform, Source, Status, Timestamp, Update, WebUrl};
 
 /// One entry of an Atom feed or item of an RSS feed, as both say it.
 pub(super) struct Item {
@@ -40,10 +40,27 @@ pub(super) struct Item {
     pub html: String,
 }
 
-/// What a feed holds: its items, and the address of the site it is the feed of.
+/// What a feed holds: its items, its title, and the address of the site it is the feed of.
 pub(super) struct Read {
     pub items: Vec<Item>,
+    title: Option<String>,
     home: Option<String>,
+}
+
+/// The name of the page a feed's title tells of: Statuspage titles its feed
+/// `GitHub Status - Incident History`, which names `GitHub`.
+fn page_name(title: &str) -> Option<String> {
+    let title = super::text::one_line(title);
+    let mut name = title.as_str();
+    for suffix in [" - incident history", " status"] {
+        let cut = name.len().checked_sub(suffix.len());
+        if let Some(at) = cut.filter(|at| name.is_char_boundary(*at))
+            && name[at..].eq_ignore_ascii_case(suffix)
+        {
+            name = name[..at].trim_end();
+        }
+    }
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// The elements of a Statuspage trail, parsed once.
@@ -61,8 +78,9 @@ const MAX_OFFSET: i32 = 14 * 3600;
 /// Reads a feed of `platform`: a Statuspage's or incident.io's entries are their
 /// incidents (by the code in their link), any other's are found again by their links or ids.
 pub fn parse(path: &Path, text: &str, platform: Platform) -> Result<Parsed, Diagnostic> {
-    let read = read(path, text)?;
-    let home = read.home.as_deref();
+    let Read { items, title, home } = read(path, text)?;
+    let page_url = home.as_deref().and_then(WebUrl::parse);
+    let home = home.as_deref();
     // An entry's own page; many feeds link every entry to the site.
     let page = |item: &Item| {
         item.link
@@ -71,7 +89,7 @@ pub fn parse(path: &Path, text: &str, platform: Platform) -> Result<Parsed, Diag
     };
     let mut groups: Vec<(Option<String>, Vec<Item>)> = Vec::new();
     let mut by_page: BTreeMap<String, usize> = BTreeMap::new();
-    for item in read.items {
+    for item in items {
         match page(&item).map(|page| (by_page.entry(page.clone()), page)) {
             Some((Entry::Occupied(at), _)) => groups[*at.get()].1.push(item),
             Some((Entry::Vacant(slot), page)) => {
@@ -104,7 +122,8 @@ pub fn parse(path: &Path, text: &str, platform: Platform) -> Result<Parsed, Diag
         .map(|(page, items, trails)| incident(page, items, trails, platform, shaped))
         .collect();
     Ok(Parsed {
-        page: None,
+        page: title.as_deref().and_then(page_name),
+        page_url,
         incidents,
     })
 }
@@ -469,7 +488,8 @@ fn read_atom(path: &Path, text: &str) -> Result<Read, Diagnostic> {
         };
         items.push(within_years(path, item)?);
     }
-    Ok(Read { items, home })
+    let title = Some(feed.title().as_str().to_string());
+    Ok(Read { items, title, home })
 }
 
 fn read_rss(path: &Path, text: &str) -> Result<Read, Diagnostic> {
@@ -518,7 +538,8 @@ fn read_rss(path: &Path, text: &str) -> Result<Read, Diagnostic> {
         };
         items.push(within_years(path, item)?);
     }
-    Ok(Read { items, home })
+    let title = Some(channel.title().to_string());
+    Ok(Read { items, title, home })
 }
 
 /// An RSS date: RFC 822 (`pubDate`), or RFC 3339 (Dublin Core's `dc:date`).

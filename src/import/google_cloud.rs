@@ -74,6 +74,7 @@ pub fn parse(path: &Path, text: &str, page: Option<&Url>) -> Result<Parsed, Diag
     };
     Ok(Parsed {
         page: Some("Google Cloud".to_string()),
+        page_url: None,
         incidents: incidents
             .into_iter()
             .map(|incident| convert(incident, base.as_ref()))

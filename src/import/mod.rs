@@ -35,8 +35,9 @@ use std::path::{Path, PathBuf};
 use chrono::{Datelike, SecondsFormat};
 use url::Url;
 
+use crate::content::{CONTENT_DIR, PROVIDER_FILE};
 use crate::diagnostics::{Diagnostic, count};
-use crate::model::{Impact, Platform, Slug, Source, Timestamp, Update};
+use crate::model::{Impact, Platform, Slug, Source, Timestamp, Update, WebUrl};
 
 pub(crate) use files::write_new;
 pub use files::{Index, create_file};
@@ -73,9 +74,10 @@ pub struct Imported {
     pub continues: Option<String>,
 }
 
-/// What a payload holds: its page's name and its incidents.
+/// What a payload holds: its page's name and address, when it says them, and its incidents.
 pub struct Parsed {
     pub page: Option<String>,
+    pub page_url: Option<WebUrl>,
     pub incidents: Vec<Imported>,
 }
 
@@ -245,6 +247,8 @@ pub enum Error {
 pub struct Report {
     pub provider: Slug,
     pub outcomes: Vec<Outcome>,
+    /// Whether the provider's `_index.md` was written.
+    pub described: Described,
     /// What finishing an interrupted writer's work did.
     pub recovered: Vec<String>,
 }
@@ -365,6 +369,15 @@ impl fmt::Display for Outcome {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.described {
+            Described::Kept => {}
+            Described::Written(path) => writeln!(
+                f,
+                "created   {} (the provider's name and status page)",
+                path.display()
+            )?,
+            Described::Failed(why) => writeln!(f, "warning: {why}")?,
+        }
         for outcome in &self.outcomes {
             writeln!(f, "{outcome}")?;
         }
@@ -397,9 +410,13 @@ pub fn run(request: &Request) -> Result<Report, Error> {
     let file = request.file;
     let bytes = payload::read_file(file)?;
     let text = payload_text(bytes).map_err(|e| Error::Invalid(vec![e.into_diagnostic(file)]))?;
-    let Parsed { page, incidents } = parse(request.platform, file, &text, None)
+    let Parsed {
+        page,
+        page_url,
+        incidents,
+    } = parse(request.platform, file, &text, None)
         .map_err(|diagnostic| Error::Invalid(vec![diagnostic]))?;
-    let Some(name) = request.provider.map(str::to_string).or(page) else {
+    let Some(name) = request.provider.map(str::to_string).or(page.clone()) else {
         return Err(Error::Usage(
             "the payload does not name its page: pass --provider SLUG".into(),
         ));
@@ -410,11 +427,75 @@ pub fn run(request: &Request) -> Result<Report, Error> {
     let mut index = Index::load(&writer).map_err(Error::Invalid)?;
     let outcomes = merge(&writer, &mut index, &provider, file, incidents, Mode::Write)
         .map_err(Error::Invalid)?;
+    let described = describe(
+        request.root,
+        &provider,
+        request.platform,
+        page.as_deref(),
+        page_url.as_ref(),
+    );
     Ok(Report {
         provider,
         outcomes,
+        described,
         recovered: writer.recovered,
     })
+}
+
+/// Writes the `_index.md` of a provider that has none, naming it and its status page as the
+/// payload does, so its pages show the page's name rather than the folder's. `sync` is left
+/// off: an import reads a file, and following the page is the owner's choice.
+fn describe(
+    root: &Path,
+    provider: &Slug,
+    platform: Platform,
+    name: Option<&str>,
+    page: Option<&WebUrl>,
+) -> Described {
+    let relative = Path::new(CONTENT_DIR)
+        .join(provider.as_str())
+        .join(PROVIDER_FILE);
+    let path = root.join(&relative);
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Described::Kept;
+    }
+    let name = name.map(text::one_line).filter(|name| !name.is_empty());
+    if name.is_none() && page.is_none() {
+        return Described::Kept;
+    }
+    let mut written = String::from("---\n");
+    if let Some(name) = &name {
+        written.push_str(&format!("name: {}\n", quoted(name)));
+    }
+    if let Some(page) = page {
+        written.push_str(&format!("status_page: {}\n", quoted(page.as_str())));
+    }
+    written.push_str(&match platform {
+        Platform::Feed => "# Written by `outages import`. To keep this provider current, set \
+            `status_page` to the feed's own address\n# and the next line to `sync: {kind: feed}`.\n"
+            .to_string(),
+        _ => format!(
+            "# Written by `outages import`. To keep this provider current with `outages sync`, \
+             make the next line\n# `sync: {{kind: {}}}`.\n",
+            platform.keyword()
+        ),
+    });
+    written.push_str("sync: false\n---\n");
+    match create_file(&path, &written) {
+        Ok(()) => Described::Written(relative),
+        Err(error) => Described::Failed(format!("cannot write {}: {error}", relative.display())),
+    }
+}
+
+/// What an import did about its provider's `_index.md`.
+#[derive(Debug)]
+pub enum Described {
+    /// There was one (or the payload names neither page nor address): left as it was.
+    Kept,
+    /// A new one, at this path under the site root.
+    Written(PathBuf),
+    /// A new one could not be written: the incidents are in, the provider unnamed.
+    Failed(String),
 }
 
 /// Tells the user why a command that writes `content/` has not begun.

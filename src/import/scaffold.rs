@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use chrono::{SecondsFormat, Utc};
+use chrono::{SecondsFormat, Timelike, Utc};
 
 use super::create_file;
+use crate::config::PLACEHOLDER_BASE_URL;
 use crate::content::CONTENT_DIR;
 use crate::model::Slug;
 
@@ -15,7 +16,13 @@ pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf,
     crate::content::require_dir(root)?;
     let slug = Slug::from_title(title)
         .map_err(|_| format!("the title `{title}` has no letter or digit to name a file with"))?;
+    // To the minute, as the update's heading says it: a start seconds after the update
+    // would be warned about.
     let now = Utc::now();
+    let now = now
+        .with_second(0)
+        .and_then(|at| at.with_nanosecond(0))
+        .unwrap_or(now);
     let relative = Path::new(CONTENT_DIR)
         .join(provider.as_str())
         .join(format!("{}-{slug}.md", now.format("%Y-%m-%d")));
@@ -56,7 +63,7 @@ const SITE_YAML: &str = "\
 title: Outage Archive
 # Where the site will be published; every link carries its path.
 # On GitHub Pages: https://<user>.github.io/<repo>/
-base_url: https://example.github.io/outages/
+base_url: {base_url}
 description: Every outage of the services we depend on.
 # How many incidents each feed holds.
 feed_limit: 50
@@ -132,9 +139,10 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, String> {
         ));
     }
     let provider = Path::new(CONTENT_DIR).join("example-cloud");
+    let site_yaml = SITE_YAML.replace("{base_url}", PLACEHOLDER_BASE_URL);
     let files = [
         (PathBuf::from(".gitignore"), GITIGNORE),
-        (PathBuf::from("site.yaml"), SITE_YAML),
+        (PathBuf::from("site.yaml"), site_yaml.as_str()),
         (provider.join("_index.md"), PROVIDER),
         (
             provider.join("2026-01-15-api-errors-in-the-eu-region.md"),

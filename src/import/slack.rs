@@ -55,6 +55,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, Diagnostic> {
         .collect::<Result<Vec<Imported>, Diagnostic>>()?;
     Ok(Parsed {
         page: Some("Slack".to_string()),
+        page_url: None,
         incidents,
     })
 }

@@ -103,6 +103,7 @@ pub fn parse(
         )
         .collect();
     Ok(Parsed {
+        page_url: page_url.as_deref().and_then(WebUrl::parse),
         page: payload.page.map(|p| p.name),
         incidents,
     })

@@ -15,22 +15,8 @@ pub fn length(duration: Duration) -> String {
     }
 }
 
-/// A count as pages show it, its thousands grouped: `10,088`. The templates' `thousands`
-/// filter and the charts' words both write counts with it, so every page groups alike.
-pub fn thousands(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
+/// Counts are written as messages write them, so a page and the terminal group alike.
+pub use crate::diagnostics::thousands;
 
 /// Names in the order a reader looks them up: letters without regard to case, and a run of
 /// digits by its value (`Zone 9` before `Zone 10`); names that differ only there (`ACME`,
@@ -158,25 +144,6 @@ mod tests {
                 "Zone 9",
                 "Zone 10",
                 "Édition"
-            ]
-        );
-    }
-
-    #[test]
-    fn counts_group_their_thousands() {
-        let shown = [0, 7, 999, 1000, 10_088, 999_999, 1_234_567, -4321, i64::MIN].map(thousands);
-        assert_eq!(
-            shown,
-            [
-                "0",
-                "7",
-                "999",
-                "1,000",
-                "10,088",
-                "999,999",
-                "1,234,567",
-                "-4,321",
-                "-9,223,372,036,854,775,808"
             ]
         );
     }

@@ -170,7 +170,7 @@ fn an_older_then_a_newer_payload_merge_without_losing_an_update() {
             };
             import(&site, &["statuspage", &file, "--provider", "github"]);
         }
-        let files = tree(&site.path("content/github"));
+        let files = incident_files(&site.path("content/github"));
         assert_eq!(files.len(), 1, "one file per incident: {:?}", files.keys());
         let text = String::from_utf8(files.into_values().next().unwrap()).unwrap();
         assert_eq!(
@@ -257,6 +257,40 @@ fn set_line(path: &Path, key: &str, line: &str) {
         .unwrap()
         .to_string();
     std::fs::write(path, text.replacen(&old, line, 1)).unwrap();
+}
+
+#[test]
+fn a_feed_names_its_provider_and_a_new_provider_gets_its_name_and_page() {
+    let site = Site::new(&[]);
+    // No --provider: the feed's title names the page, as a Statuspage payload's `page` does.
+    let report = import(&site, &["atom", ATOM]);
+    assert!(
+        report.contains("created   content/example-cloud/_index.md"),
+        "{report}"
+    );
+    let index = std::fs::read_to_string(site.path("content/example-cloud/_index.md")).unwrap();
+    assert!(index.contains("name: \"Example Cloud\"\n"), "{index}");
+    assert!(
+        index.contains("status_page: \"https://status.example.com\"\n"),
+        "{index}"
+    );
+    assert!(
+        index.contains("sync: false\n"),
+        "an import follows nothing: {index}"
+    );
+    // The provider's pages carry the page's name, not the folder's.
+    let built = site.run(&["build"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let page = site.read("example-cloud/index.html");
+    assert!(page.contains("<h1>Example Cloud"), "{page}");
+    // A provider described by hand keeps its description.
+    site.write("content/example-cloud/_index.md", "---\nname: Ours\n---\n");
+    let again = import(&site, &["atom", ATOM]);
+    assert!(!again.contains("_index.md"), "{again}");
+    assert_eq!(
+        std::fs::read_to_string(site.path("content/example-cloud/_index.md")).unwrap(),
+        "---\nname: Ours\n---\n"
+    );
 }
 
 #[test]
@@ -505,6 +539,13 @@ fn headings(text: &str) -> Vec<String> {
 }
 
 /// Runs each import in turn, in the order given.
+/// The incident files under `dir`, without the providers' `_index.md` an import writes.
+fn incident_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = tree(dir);
+    files.retain(|name, _| !name.ends_with("_index.md"));
+    files
+}
+
 fn import_all(site: &Site, runs: &[&[&str]]) -> Vec<String> {
     runs.iter().map(|args| import(site, args)).collect()
 }
@@ -547,7 +588,7 @@ fn one_incident_from_json_and_from_atom_is_one_file_in_either_order() {
             runs.iter().rev().copied().collect()
         };
         import_all(&site, &order);
-        let files = tree(&site.path("content"));
+        let files = incident_files(&site.path("content"));
         assert_eq!(
             files.len(),
             1,
@@ -682,7 +723,9 @@ fn same_day_same_name_incidents_and_hand_written_files_are_never_overwritten() {
     );
     assert!(out.contains("3 created"), "{out}");
     let files = tree(&site.path("content/example"));
-    assert_eq!(files.len(), 4, "{:?}", files.keys());
+    // The three imported, the hand-written one, and the new provider's `_index.md`.
+    assert_eq!(files.len(), 5, "{:?}", files.keys());
+    assert!(files.contains_key("_index.md"), "{:?}", files.keys());
     assert_eq!(
         files["2024-03-01-outage-a.md"],
         mine.as_bytes(),
@@ -878,7 +921,7 @@ fn files_written_by_the_previous_importer_are_found_and_kept() {
             !out.contains("kept"),
             "a feed does not say the impact; the id is the import's: {out}"
         );
-        let files = tree(&site.path("content/example"));
+        let files = incident_files(&site.path("content/example"));
         assert_eq!(files.len(), 2, "{:?}", files.keys());
         let now = String::from_utf8(files["2025-12-31-webhooks.md"].clone()).unwrap();
         assert!(now.contains(&format!("impact: {impact}\n")), "{now}");
@@ -1089,6 +1132,25 @@ fn new_and_init_write_files_that_build_at_once() {
     assert!(
         summary.starts_with("built 3 incidents from 2 providers"),
         "{summary}"
+    );
+    // init's example base URL is named until the owner gives their own.
+    let warned = String::from_utf8_lossy(&built.stderr);
+    assert!(
+        warned.contains("base_url is still the example https://example.github.io/outages/"),
+        "{warned}"
+    );
+    let own = run(&[
+        "build",
+        "--root",
+        archive.to_str().unwrap(),
+        "--base-url",
+        "https://status.example.com/",
+    ]);
+    assert!(own.status.success());
+    assert!(
+        !String::from_utf8_lossy(&own.stderr).contains("warning"),
+        "{}",
+        String::from_utf8_lossy(&own.stderr)
     );
     // All that the build left beside the sources is ignored by git.
     let ignore = std::fs::read_to_string(archive.join(".gitignore")).unwrap();
@@ -1363,7 +1425,7 @@ fn an_old_timeline_imports_as_one_update_per_entry() {
     assert!(out.contains("(11 updates)"), "{out}");
     let path = out
         .split_whitespace()
-        .find(|word| word.starts_with("content/"))
+        .find(|word| word.starts_with("content/") && !word.ends_with("/_index.md"))
         .unwrap();
     let text = file(&site, path);
     let found = headings(&text);
