@@ -145,6 +145,8 @@ enum Attempt {
 
 impl Client {
     pub fn new(limits: Limits) -> Result<Client, String> {
+        // The TLS provider is chosen once per process; it is already there on a second call.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .user_agent(concat!(
                 "outages/",
