@@ -8,13 +8,18 @@ use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The markdown files a reader browses: the README, the changelog, the benchmarks and
-/// `docs/`.
+/// The markdown files a reader browses: the README, the changelog, the benchmarks, the
+/// guide to contributing and `docs/`.
 fn documents() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = ["README.md", "CHANGELOG.md", "BENCHMARKS.md"]
-        .iter()
-        .map(|name| Path::new(ROOT).join(name))
-        .collect();
+    let mut files: Vec<PathBuf> = [
+        "README.md",
+        "CHANGELOG.md",
+        "BENCHMARKS.md",
+        "CONTRIBUTING.md",
+    ]
+    .iter()
+    .map(|name| Path::new(ROOT).join(name))
+    .collect();
     for entry in std::fs::read_dir(Path::new(ROOT).join("docs")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "md") {

@@ -20,6 +20,7 @@ mod output;
 mod planning;
 mod platforms;
 mod reading;
+mod readme;
 mod robustness;
 mod search;
 mod security;
