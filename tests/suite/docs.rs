@@ -95,3 +95,21 @@ fn every_relative_link_of_the_docs_reaches_a_file_and_a_heading() {
     assert!(checked > 10, "the docs link to each other: {checked} links");
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
+
+#[test]
+fn the_themes_guide_names_every_page_template() {
+    let guide = std::fs::read_to_string(Path::new(ROOT).join("docs/themes.md")).unwrap();
+    let mut named = 0;
+    for entry in std::fs::read_dir(Path::new(ROOT).join("templates")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "html") {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                guide.contains(&format!("| `{name}` |")),
+                "docs/themes.md does not say which page {name} makes"
+            );
+            named += 1;
+        }
+    }
+    assert!(named >= 10, "{named} templates");
+}
