@@ -212,20 +212,17 @@ fn run(
         let staged = stage(path, bytes);
         let mut files = vec![(path.to_string(), staged)];
         // A site's own `X.gz` or `X.br` (a static file) is kept, and `X` not compressed.
-        let own_sibling = |suffix: &str| is_page(&format!("{path}{suffix}"));
+        let siblings = routes::precompressed(path);
         if options.precompress
             && output::compressible(path, bytes.len())
-            && !own_sibling(".gz")
-            && !own_sibling(".br")
+            && !siblings.iter().any(|sibling| is_page(sibling))
         {
-            let siblings_exist = output.as_ref().is_some_and(|output| {
-                [".gz", ".br"]
-                    .iter()
-                    .all(|suffix| output.has_file(&format!("{path}{suffix}")))
-            });
+            let siblings_exist = output
+                .as_ref()
+                .is_some_and(|output| siblings.iter().all(|sibling| output.has_file(sibling)));
             if matches!(files[0].1, Ok(false)) && siblings_exist {
                 // Unchanged file, unchanged siblings: no need to compress it again.
-                files.extend([".gz", ".br"].map(|suffix| (format!("{path}{suffix}"), Ok(false))));
+                files.extend(siblings.map(|sibling| (sibling, Ok(false))));
             } else {
                 for (suffix, compressed) in output::precompressed(bytes) {
                     let path = format!("{path}{suffix}");
@@ -245,7 +242,7 @@ fn run(
                 .theme
                 .assets
                 .iter()
-                .filter(|a| a.path.ends_with(".gz") || a.path.ends_with(".br"))
+                .filter(|a| routes::is_precompressed(&a.path))
                 .map(|a| a.path.clone())
                 .collect();
             // The cache is begun beside: all of it but its index, the larger part of
@@ -366,8 +363,7 @@ fn updated(written: &[String], update: Update<Listed>, own: &HashSet<String>) ->
         .map(|path| (path.clone(), Ok(false)))
         .collect();
     let drop_siblings = |listed: &mut BTreeMap<_, _>, path: &str| {
-        for suffix in [".gz", ".br"] {
-            let sibling = format!("{path}{suffix}");
+        for sibling in routes::precompressed(path) {
             if !own.contains(&sibling) {
                 listed.remove(&sibling);
             }

@@ -28,6 +28,7 @@ use walkdir::WalkDir;
 
 use crate::cache::{Hash, Stamp};
 use crate::lockfile::LockError;
+use crate::routes;
 
 /// The list of the files a build wrote, in the output folder: sorted, one site path a line.
 pub const MANIFEST: &str = ".outages-manifest";
@@ -1151,7 +1152,8 @@ pub fn precompressed(bytes: &[u8]) -> [(&'static str, Vec<u8>); 2] {
     };
     brotli::BrotliCompress(&mut &bytes[..], &mut brotli, &params)
         .expect("writing to memory cannot fail");
-    [(".gz", gzip), (".br", brotli)]
+    let [gz, br] = routes::PRECOMPRESSED;
+    [(gz, gzip), (br, brotli)]
 }
 
 #[cfg(test)]

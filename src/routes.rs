@@ -28,6 +28,21 @@ pub const CNAME: &str = "CNAME";
 pub const HEADERS: &str = "_headers";
 /// Redirects for Netlify and Cloudflare Pages.
 pub const REDIRECTS: &str = "_redirects";
+
+/// The suffixes of `--precompress`'s copies of a file, gzip's then brotli's:
+/// `style.css.gz`, `style.css.br`. No page of the site ends in one.
+pub const PRECOMPRESSED: [&str; 2] = [".gz", ".br"];
+
+/// The paths of `path`'s precompressed copies.
+pub fn precompressed(path: &str) -> [String; 2] {
+    PRECOMPRESSED.map(|suffix| format!("{path}{suffix}"))
+}
+
+/// Whether `path` is named like a precompressed copy.
+pub fn is_precompressed(path: &str) -> bool {
+    PRECOMPRESSED.iter().any(|suffix| path.ends_with(suffix))
+}
+
 /// Where the JSON API lives.
 pub const API_DIR: &str = "api/v1/";
 /// The API's list of providers.

@@ -11,6 +11,7 @@ use crate::model::{
     Alias, Duration, DurationError, Impact, Incident, Level, Slug, SlugError, Source, SourcePos,
     Status, WebUrl,
 };
+use crate::routes;
 
 /// The file being read: where it is and its text, to point errors at it.
 pub struct FileCtx<'a> {
@@ -490,8 +491,7 @@ fn read_alias(text: &str) -> Option<String> {
     // Hidden names are the build's own (`.outages-manifest`, the lock) or the host's
     // (`.git`, `.well-known`); `.gz` and `.br` are `--precompress`'s copies of pages.
     let last = segments.last()?;
-    let safe = !last.ends_with(".gz")
-        && !last.ends_with(".br")
+    let safe = !routes::is_precompressed(last)
         && segments.iter().all(|segment| {
             !segment.starts_with('.')
                 && !segment

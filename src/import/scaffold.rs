@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use chrono::{SecondsFormat, Timelike, Utc};
 
 use super::create_file;
-use crate::config::PLACEHOLDER_BASE_URL;
+use crate::config::{CONFIG_FILE, PLACEHOLDER_BASE_URL};
 use crate::content::CONTENT_DIR;
 use crate::model::Slug;
 
@@ -142,7 +142,7 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let site_yaml = SITE_YAML.replace("{base_url}", PLACEHOLDER_BASE_URL);
     let files = [
         (PathBuf::from(".gitignore"), GITIGNORE),
-        (PathBuf::from("site.yaml"), site_yaml.as_str()),
+        (PathBuf::from(CONFIG_FILE), site_yaml.as_str()),
         (provider.join("_index.md"), PROVIDER),
         (
             provider.join("2026-01-15-api-errors-in-the-eu-region.md"),

@@ -27,6 +27,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
+use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
 use crate::render::feeds::FeedSpec;
 use crate::render::kinds::{KINDS, Kind};
@@ -385,7 +386,7 @@ fn at_owner(
     let owner = owner(archive, theme, page);
     let (path, line, col) = owner
         .place
-        .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
+        .unwrap_or_else(|| (PathBuf::from(CONTENT_DIR), 0, 0));
     let mut diagnostic = Diagnostic::file(path, message(&owner.what));
     (diagnostic.line, diagnostic.col) = (line, col);
     diagnostic
@@ -443,7 +444,7 @@ fn clash(
     };
     let (path, line, col) = here
         .place
-        .unwrap_or_else(|| (PathBuf::from("content"), 0, 0));
+        .unwrap_or_else(|| (PathBuf::from(CONTENT_DIR), 0, 0));
     let other = match other.place {
         Some((file, line, col)) if line > 0 => {
             format!("{} ({}:{line}:{col})", other.what, file.display())
