@@ -169,7 +169,7 @@ fn main() -> ExitCode {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
     let cli = Cli::parse();
-    let (result, verb) = match cli.command {
+    let (result, done) = match cli.command {
         Command::Build {
             site,
             output,
@@ -200,9 +200,9 @@ fn main() -> ExitCode {
                 std::mem::forget(made);
                 summary
             });
-            (built, "built")
+            (built, Done::Built)
         }
-        Command::Check { site } => (build::check(&Options::new(site.root)), "checked"),
+        Command::Check { site } => (build::check(&Options::new(site.root)), Done::Checked),
         Command::Import {
             kind,
             file,
@@ -313,10 +313,26 @@ fn main() -> ExitCode {
             };
         }
     };
-    finish(result, verb)
+    finish(result, done)
 }
 
-fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
+/// What a command that loads a site did: its summary says it, and only a build wrote files.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Done {
+    Built,
+    Checked,
+}
+
+impl Done {
+    fn verb(self) -> &'static str {
+        match self {
+            Done::Built => "built",
+            Done::Checked => "checked",
+        }
+    }
+}
+
+fn finish(result: Result<Summary, Error>, done: Done) -> ExitCode {
     match result {
         Ok(summary) => {
             if !summary.warnings.0.is_empty() {
@@ -328,7 +344,8 @@ fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
             if let Some(message) = &summary.cache_error {
                 eprintln!("warning: {message}");
             }
-            match summary.stand_in_base_url.filter(|_| verb == "built") {
+            // A check writes nothing, so nothing it wrote points anywhere.
+            match summary.stand_in_base_url.filter(|_| done == Done::Built) {
                 Some(StandIn::Unset) => eprintln!(
                     "warning: no base URL is set, so feeds, the sitemap and canonical links point at {DEFAULT_BASE_URL}\n \
                      = help: set `base_url` in site.yaml, or pass `--base-url https://…`"
@@ -339,7 +356,7 @@ fn finish(result: Result<Summary, Error>, verb: &str) -> ExitCode {
                 ),
                 None => {}
             }
-            println!("{}", summary_line(verb, &summary));
+            println!("{}", summary_line(done, &summary));
             ExitCode::SUCCESS
         }
         Err(Error::Invalid(diagnostics)) => {
@@ -422,8 +439,9 @@ fn invalid(diagnostics: Diagnostics) -> ExitCode {
     ExitCode::from(1)
 }
 
-fn summary_line(verb: &str, s: &Summary) -> String {
-    let files = if verb == "built" {
+fn summary_line(done: Done, s: &Summary) -> String {
+    let verb = done.verb();
+    let files = if done == Done::Built {
         let [written, unchanged, removed] =
             [s.written.written, s.written.unchanged, s.written.removed]
                 .map(|n| thousands(i64::try_from(n).unwrap_or(i64::MAX)));
