@@ -11,16 +11,15 @@ pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
-        format!(
-            "{} {noun}s",
-            thousands(i64::try_from(n).unwrap_or(i64::MAX))
-        )
+        format!("{} {noun}s", thousands(n))
     }
 }
 
 /// A count with its thousands grouped: `10,088`. Messages, the templates' `thousands` filter
 /// and the charts' words all write counts with it, so every page and message groups alike.
-pub fn thousands(n: i64) -> String {
+/// Any integer type: one past `i64` (never a count) is written as `i64::MAX`.
+pub fn thousands(n: impl TryInto<i64>) -> String {
+    let n: i64 = n.try_into().unwrap_or(i64::MAX);
     let digits = n.unsigned_abs().to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     if n < 0 {

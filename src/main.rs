@@ -386,6 +386,9 @@ fn import(request: &import::Request) -> ExitCode {
             for recovered in &report.recovered {
                 eprintln!("warning: {recovered}");
             }
+            if let import::Described::Failed(why) = &report.described {
+                eprintln!("warning: {why}");
+            }
             println!("{report}");
             match report.conflicts() {
                 0 => ExitCode::SUCCESS,
@@ -443,8 +446,7 @@ fn summary_line(done: Done, s: &Summary) -> String {
     let verb = done.verb();
     let files = if done == Done::Built {
         let [written, unchanged, removed] =
-            [s.written.written, s.written.unchanged, s.written.removed]
-                .map(|n| thousands(i64::try_from(n).unwrap_or(i64::MAX)));
+            [s.written.written, s.written.unchanged, s.written.removed].map(thousands);
         format!(", {written} written, {unchanged} unchanged, {removed} removed")
     } else {
         String::new()

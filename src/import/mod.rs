@@ -376,7 +376,8 @@ impl fmt::Display for Report {
                 "created   {} (the provider's name and status page)",
                 path.display()
             )?,
-            Described::Failed(why) => writeln!(f, "warning: {why}")?,
+            // Said on stderr, by the caller.
+            Described::Failed(_) => {}
         }
         for outcome in &self.outcomes {
             writeln!(f, "{outcome}")?;
@@ -470,14 +471,21 @@ fn describe(
     if let Some(page) = page {
         written.push_str(&format!("status_page: {}\n", quoted(page.as_str())));
     }
-    written.push_str(&match platform {
-        Platform::Feed => "# Written by `outages import`. To keep this provider current, set \
-            `status_page` to the feed's own address\n# and the next line to `sync: {kind: feed}`.\n"
-            .to_string(),
-        _ => format!(
-            "# Written by `outages import`. To keep this provider current with `outages sync`, \
-             make the next line\n# `sync: {{kind: {}}}`.\n",
-            platform.keyword()
+    // How to follow the page: `sync` reads a feed at its own address, and any other page
+    // at its status page, which the payload may not have given.
+    let kind = platform.keyword();
+    written.push_str(&match (platform, page) {
+        (Platform::Feed, _) => format!(
+            "# Written by `outages import`. To keep this provider current with `outages sync`, set\n\
+             # `status_page` to the feed's own address and the next line to `sync: {{kind: {kind}}}`.\n"
+        ),
+        (_, Some(_)) => format!(
+            "# Written by `outages import`. To keep this provider current with `outages sync`,\n\
+             # make the next line `sync: {{kind: {kind}}}`.\n"
+        ),
+        (_, None) => format!(
+            "# Written by `outages import`. To keep this provider current with `outages sync`, add\n\
+             # `status_page:` (the page's address) and make the next line `sync: {{kind: {kind}}}`.\n"
         ),
     });
     written.push_str("sync: false\n---\n");

@@ -99,16 +99,16 @@ pub fn incidents_per_month(id: &str, title: &str, months: &[MonthCount]) -> Stri
     let desc = if total == 0 {
         format!("Incidents {}: none.", span(&first.label, &last.label))
     } else if months.len() == 1 {
-        format!("Incidents in {}: {}.", first.label, count(total))
+        format!("Incidents in {}: {}.", first.label, thousands(total))
     } else {
         let (most, top) = busiest(&totals);
         format!(
             "Incidents per month from {} to {}: {} in total, most in {} ({}).",
             first.label,
             last.label,
-            count(total),
+            thousands(total),
             months[most].label,
-            count(top)
+            thousands(top)
         )
     };
     let max = totals.iter().copied().max().unwrap_or(0);
@@ -361,7 +361,7 @@ pub fn day_timeline(id: &str, title: &str, bars: &[TimelineBar]) -> String {
         .collect();
     let desc = format!(
         "{} {} on this day.",
-        count(bars.len() as u64),
+        thousands(bars.len()),
         if bars.len() == 1 {
             "incident"
         } else {
@@ -831,7 +831,7 @@ fn month_tip(month: &MonthCount) -> String {
         .filter(|&impact| month.counts[slot(impact)] > 0)
         .map(|impact| {
             let n = month.counts[slot(impact)];
-            format!("{} {}", count(n), words(impact).to_lowercase())
+            format!("{} {}", thousands(n), words(impact).to_lowercase())
         })
         .collect();
     match total {
@@ -840,15 +840,10 @@ fn month_tip(month: &MonthCount) -> String {
         n => format!(
             "{}: {} incidents — {}",
             month.label,
-            count(n),
+            thousands(n),
             parts.join(", ")
         ),
     }
-}
-
-/// A count in a chart's words, grouped as pages group it: `1,204`.
-fn count(n: impl Into<u64>) -> String {
-    thousands(i64::try_from(n.into()).unwrap_or(i64::MAX))
 }
 
 /// "in March 2024" or "per month from March 2024 to May 2024".

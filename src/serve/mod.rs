@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 
 use crate::config::{BaseUrl, CONFIG_FILE};
 use crate::content::CONTENT_DIR;
-use crate::diagnostics::{Diagnostic, Diagnostics, count};
+use crate::diagnostics::{Diagnostic, Diagnostics, count, thousands};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::site::Options;
@@ -227,12 +227,12 @@ fn rebuild(
             };
             let removed = match update.removed.len() {
                 0 => String::new(),
-                n => format!(", {n} removed"),
+                n => format!(", {} removed", thousands(n)),
             };
             println!(
                 "{what}: rebuilt {}, {} changed{removed}, in {} ms{}",
                 count(rebuilt, "file"),
-                changed.len(),
+                thousands(changed.len()),
                 start.elapsed().as_millis(),
                 if had_error { " (error fixed)" } else { "" }
             );

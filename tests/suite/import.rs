@@ -294,6 +294,29 @@ fn a_feed_names_its_provider_and_a_new_provider_gets_its_name_and_page() {
 }
 
 #[test]
+fn a_provider_imported_without_its_page_address_is_told_how_to_follow_it() {
+    let site = Site::new(&[]);
+    let slack = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/slack/history-2026-08-18.json"
+    );
+    import(&site, &["slack", slack]);
+    let index = std::fs::read_to_string(site.path("content/slack/_index.md")).unwrap();
+    assert!(index.starts_with("---\nname: \"Slack\"\n"), "{index}");
+    // Slack's payload names no address, so following it needs one first.
+    assert!(
+        !index.lines().any(|line| line.starts_with("status_page:")),
+        "{index}"
+    );
+    assert!(
+        index.contains("add\n# `status_page:` (the page's address) and make the next line `sync: {kind: slack}`"),
+        "{index}"
+    );
+    assert!(index.ends_with("sync: false\n---\n"), "{index}");
+    site.build(&[]);
+}
+
+#[test]
 fn hand_edits_are_kept_field_by_field_and_new_updates_still_come() {
     let site = Site::new(&[]);
     import(&site, &["atom", ATOM, "--provider", "example"]);
