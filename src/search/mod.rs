@@ -65,10 +65,44 @@ impl Indexed<'_> {
         };
         key(self).cmp(&key(other))
     }
+}
 
+impl shards::Member for Indexed<'_> {
     fn record(&self) -> Record {
         record(self.incident, self.provider)
     }
+
+    fn filters(&self) -> shards::Filters {
+        filters(self.incident, self.provider)
+    }
+
+    /// The incident as the build cache stores it (every field, so none that its record
+    /// reads can be missed), and its provider's name.
+    fn identify(&self, hasher: &mut blake3::Hasher) {
+        // Writing into a hasher cannot fail, and every field serializes; were one not to,
+        // its bytes so far and a mark still make a fingerprint of their own.
+        if postcard::to_io(self.incident.as_ref(), &mut *hasher).is_err() {
+            hasher.update(b"\0unserializable");
+        }
+        shards::hash_field(hasher, self.provider);
+    }
+}
+
+/// A record's facets: `provider`, `impact`, `year`, `component`, `region`, those it has.
+fn filters(incident: &Incident, provider: &str) -> shards::Filters {
+    let impact = incident.impact;
+    let filters = [
+        ("provider", vec![provider.to_string()]),
+        ("impact", vec![impact.label().to_string()]),
+        ("year", vec![incident.started.year().to_string()]),
+        ("component", incident.components.clone()),
+        ("region", incident.regions.clone()),
+    ];
+    filters
+        .into_iter()
+        .filter(|(_, values)| !values.is_empty())
+        .map(|(key, values)| (key.to_string(), values))
+        .collect()
 }
 
 fn record(incident: &Incident, provider: &str) -> Record {
@@ -102,13 +136,6 @@ fn record(incident: &Incident, provider: &str) -> Record {
         ("components", incident.components.join(", ")),
         ("regions", incident.regions.join(", ")),
     ];
-    let filters = [
-        ("provider", vec![provider.to_string()]),
-        ("impact", vec![impact.label().to_string()]),
-        ("year", vec![started.year.to_string()]),
-        ("component", incident.components.clone()),
-        ("region", incident.regions.clone()),
-    ];
     Record {
         url: format!(
             "/{}",
@@ -120,11 +147,7 @@ fn record(incident: &Incident, provider: &str) -> Record {
             .filter(|(_, value)| !value.is_empty())
             .map(|(key, value)| (key.to_string(), value))
             .collect(),
-        filters: filters
-            .into_iter()
-            .filter(|(_, values)| !values.is_empty())
-            .map(|(key, values)| (key.to_string(), values))
-            .collect(),
+        filters: filters(incident, provider),
         sort: BTreeMap::from([("start".to_string(), started.iso)]),
     }
 }
@@ -218,16 +241,88 @@ pub fn index(
     let last = read(routes::SEARCH_INDEX_STATE);
     let last = last.as_deref().and_then(state::State::parse);
     let recall = |shard: &shards::Shard<Indexed>| memory.recall(shard, language);
-    let made = shards::build(
-        shards,
-        Indexed::record,
-        recall,
-        language,
-        last.as_ref(),
-        &read,
-    )?;
+    let made = shards::build(shards, recall, language, last.as_ref(), &read)?;
     memory.keep(&made, language);
-    let mut files = shards::files(made, Indexed::record, language, last.as_ref(), &read)?;
+    let mut files = shards::files(made, language, last.as_ref(), &read)?;
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shards::Member;
+    use super::*;
+    use crate::model::{Impact, Status, Update};
+
+    fn incident() -> Incident {
+        let at = |text: &str| {
+            chrono::DateTime::parse_from_rfc3339(text)
+                .unwrap()
+                .with_timezone(&chrono::Utc)
+        };
+        Incident {
+            title: "API errors".into(),
+            resolved: Some(at("2024-03-05T11:00:00Z")),
+            impact: Impact::Major,
+            components: vec!["API".into(), "Edge (AMS)".into()],
+            regions: vec!["eu".into()],
+            summary: "Some **calls** failed.".into(),
+            updates: vec![Update {
+                at: at("2024-03-05T10:00:00Z"),
+                status: Status::Investigating,
+                body: "We are looking.".into(),
+            }],
+            ..Incident::bare("acme", "api-errors", at("2024-03-05T10:00:00Z"))
+        }
+    }
+
+    fn identity(incident: &Incident, provider: &str) -> blake3::Hash {
+        let incident = Arc::new(incident.clone());
+        let provider: Arc<str> = provider.into();
+        let mut hasher = blake3::Hasher::new();
+        Indexed {
+            incident: &incident,
+            provider: &provider,
+        }
+        .identify(&mut hasher);
+        hasher.finalize()
+    }
+
+    #[test]
+    fn a_record_has_the_facets_that_are_counted_without_it() {
+        let incident = Arc::new(incident());
+        let provider: Arc<str> = "Acme".into();
+        let indexed = Indexed {
+            incident: &incident,
+            provider: &provider,
+        };
+        let filters = indexed.filters();
+        assert_eq!(indexed.record().filters, filters);
+        assert_eq!(filters["component"], ["API", "Edge (AMS)"]);
+        assert_eq!(filters["year"], ["2024"]);
+        assert!(!filters.contains_key("level"));
+    }
+
+    #[test]
+    fn an_incident_is_known_again_until_anything_its_record_reads_changes() {
+        let base = incident();
+        let known = identity(&base, "Acme");
+        assert_eq!(known, identity(&base.clone(), "Acme"));
+        assert_ne!(known, identity(&base, "Acme Cloud"), "the provider's name");
+        let edits: [fn(&mut Incident); 8] = [
+            |i| i.title.push('!'),
+            |i| i.summary.push('!'),
+            |i| i.updates[0].body.push('!'),
+            |i| i.updates[0].status = Status::Resolved,
+            |i| i.impact = Impact::Critical,
+            |i| i.components.pop().map(drop).unwrap_or_default(),
+            |i| i.regions.push("us".into()),
+            |i| i.resolved = None,
+        ];
+        for (n, edit) in edits.into_iter().enumerate() {
+            let mut other = base.clone();
+            edit(&mut other);
+            assert_ne!(known, identity(&other, "Acme"), "edit {n}");
+        }
+    }
 }

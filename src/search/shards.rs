@@ -113,42 +113,38 @@ pub(super) fn split<T: Send>(
     shards
 }
 
-/// What a set of records is indexed from: the records, the language, and this very program
-/// (its Pagefind and its way of filtering Pagefind's files). Two shards with one
-/// fingerprint make the same files.
-fn fingerprint(records: &[Record], language: &str) -> String {
+/// A shard's member: what makes one record, and says cheaply what that record is made of.
+pub(super) trait Member {
+    /// Its record: the costly part, the plain text of its markdown.
+    fn record(&self) -> Record;
+    /// Its record's facets, made without its text.
+    fn filters(&self) -> Filters;
+    /// Feeds `hasher` all its record is made of: two members that feed the same bytes make
+    /// the same record, so a shard is known again without its records made.
+    fn identify(&self, hasher: &mut blake3::Hasher);
+}
+
+/// A record's facets: each name with its values.
+pub(super) type Filters = BTreeMap<String, Vec<String>>;
+
+/// What a shard is indexed from: its members, the language, and this very program (its
+/// Pagefind and its way of filtering Pagefind's files). Two shards with one fingerprint
+/// make the same files.
+fn fingerprint<T: Member>(members: &[T], language: &str) -> String {
     let mut hasher = blake3::Hasher::new();
     hasher.update(crate::cache::program());
-    fn field(hasher: &mut blake3::Hasher, text: &str) {
-        hasher.update(&(text.len() as u64).to_le_bytes());
-        hasher.update(text.as_bytes());
-    }
-    // Every field and every count, so that no two sets of records read the same.
-    fn count(n: usize, hasher: &mut blake3::Hasher) {
-        hasher.update(&(n as u64).to_le_bytes());
-    }
-    count(records.len(), &mut hasher);
-    field(&mut hasher, language);
-    for record in records {
-        field(&mut hasher, &record.url);
-        field(&mut hasher, &record.content);
-        for map in [&record.meta, &record.sort] {
-            count(map.len(), &mut hasher);
-            for (key, value) in map {
-                field(&mut hasher, key);
-                field(&mut hasher, value);
-            }
-        }
-        count(record.filters.len(), &mut hasher);
-        for (key, values) in &record.filters {
-            field(&mut hasher, key);
-            count(values.len(), &mut hasher);
-            for value in values {
-                field(&mut hasher, value);
-            }
-        }
+    hasher.update(&(members.len() as u64).to_le_bytes());
+    hash_field(&mut hasher, language);
+    for member in members {
+        member.identify(&mut hasher);
     }
     hasher.finalize().to_hex().to_string()
+}
+
+/// `text` with its length in front, so that no two lists of texts feed the same bytes.
+pub(super) fn hash_field(hasher: &mut blake3::Hasher, text: &str) {
+    hasher.update(&(text.len() as u64).to_le_bytes());
+    hasher.update(text.as_bytes());
 }
 
 /// Every value of every facet with the number of records that have it.
@@ -209,22 +205,20 @@ impl Words {
         }
     }
 
-    fn text<T>(self, members: &[T], record: impl Fn(&T) -> Record) -> String {
+    fn text<T: Member>(self, members: &[T]) -> String {
         match self {
             Words::Made(text) => text,
-            Words::Stated(_) => words(&members.iter().map(record).collect::<Vec<_>>()),
+            Words::Stated(_) => words(&members.iter().map(T::record).collect::<Vec<_>>()),
         }
     }
 }
 
-/// Each shard's files: those of the last index where they hold the same records, else
-/// indexed now, several shards at once within [`RECORDS_IN_FLIGHT`]; `record` makes a
-/// member's record, so that only the shards in flight have theirs in memory, and
-/// `recall` gives back the summary of a shard the caller knows to have the same records,
-/// so that none are made for it. Newest first.
-pub(super) fn build<T: Send + Sync>(
+/// Each shard's files: those of the last index where its members are the same, else
+/// indexed now, several shards at once within [`RECORDS_IN_FLIGHT`]. Records are made only
+/// for the shards indexed, so that only those in flight are in memory; `recall` gives back
+/// the summary of a shard the caller knows to have the same members. Newest first.
+pub(super) fn build<T: Member + Send + Sync>(
     shards: Vec<Shard<T>>,
-    record: impl Fn(&T) -> Record + Sync,
     recall: impl Fn(&Shard<T>) -> Option<Summary> + Sync,
     language: &str,
     last: Option<&State>,
@@ -248,12 +242,12 @@ pub(super) fn build<T: Send + Sync>(
                 facets: summary.facets,
             });
         }
-        let records: Vec<Record> = shard.members.iter().map(&record).collect();
-        let facets = facets(&records);
-        let fingerprint = fingerprint(&records, language);
+        let facets = facets(&shard.members);
+        let fingerprint = fingerprint(&shard.members, language);
         let (files, words) = match reusable(&fingerprint) {
             Some((files, hash)) => (files, Words::Stated(hash)),
             None => {
+                let records: Vec<Record> = shard.members.iter().map(T::record).collect();
                 let words = words(&records);
                 (made_at(&dir, records, false, language)?, Words::Made(words))
             }
@@ -274,14 +268,14 @@ pub(super) fn build<T: Send + Sync>(
     }
 }
 
-/// A shard's facets: every value of each with the number of its records that have it.
-fn facets(records: &[Record]) -> Facets {
+/// A shard's facets: every value of each with the number of its members that have it.
+fn facets<T: Member>(members: &[T]) -> Facets {
     let mut facets = Facets::new();
-    for record in records {
-        for (name, values) in &record.filters {
-            let counts = facets.entry(name.clone()).or_default();
+    for member in members {
+        for (name, values) in member.filters() {
+            let counts = facets.entry(name).or_default();
             for value in values {
-                *counts.entry(value.clone()).or_default() += 1;
+                *counts.entry(value).or_default() += 1;
             }
         }
     }
@@ -317,8 +311,7 @@ fn words_fingerprint(shards: &[(String, String)], language: &str) -> String {
         .iter()
         .flat_map(|(name, hash)| [name.as_str(), hash.as_str()]);
     for text in std::iter::once(language).chain(named) {
-        hasher.update(&(text.len() as u64).to_le_bytes());
-        hasher.update(text.as_bytes());
+        hash_field(&mut hasher, text);
     }
     hasher.finalize().to_hex().to_string()
 }
@@ -348,9 +341,8 @@ fn words(records: &[Record]) -> String {
 
 /// Every file of the index: the shards', the words bundle with Pagefind's script and
 /// WebAssembly, the list of shards with the facets' totals, and the state file.
-pub(super) fn files<T: Send + Sync>(
+pub(super) fn files<T: Member + Send + Sync>(
     made: Vec<Made<T>>,
-    record: impl Fn(&T) -> Record + Sync,
     language: &str,
     last: Option<&State>,
     read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
@@ -399,7 +391,7 @@ pub(super) fn files<T: Send + Sync>(
                     .zip(hashes)
                     .map(|((words, members), (name, _))| Record {
                         url: format!("/{}{name}/", routes::SEARCH_INDEX_DIR),
-                        content: words.text(&members, &record),
+                        content: words.text(&members),
                         meta: Default::default(),
                         filters: [(COVERS.to_string(), vec![name])].into(),
                         sort: Default::default(),
@@ -485,29 +477,37 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_fingerprint_follows_every_field_of_every_record() {
-        let record = record("/a/b/", "2024-01-01T00:00:00Z");
-        let base = fingerprint(std::slice::from_ref(&record), "en");
-        assert_eq!(base, fingerprint(std::slice::from_ref(&record), "en"));
-        assert_ne!(base, fingerprint(std::slice::from_ref(&record), "de"));
-        // A meta entry moved to the sort keys: the same words, another record.
-        let mut moved = record.clone();
-        moved.meta.clear();
-        moved.sort.insert("title".into(), "/a/b/".into());
-        assert_ne!(base, fingerprint(&[moved], "en"));
-        let edits: [fn(&mut Record); 5] = [
-            |r| r.url.push('x'),
-            |r| r.content.push('x'),
-            |r| drop(r.meta.insert("title".into(), "U".into())),
-            |r| drop(r.filters.insert("year".into(), vec!["2025".into()])),
-            |r| drop(r.sort.insert("start".into(), "2025".into())),
-        ];
-        for edit in edits {
-            let mut other = record.clone();
-            edit(&mut other);
-            assert_ne!(base, fingerprint(&[other], "en"));
+    /// A record stands for itself: it is made of all its fields.
+    impl Member for Record {
+        fn record(&self) -> Record {
+            self.clone()
         }
+
+        fn filters(&self) -> Filters {
+            self.filters.clone()
+        }
+
+        fn identify(&self, hasher: &mut blake3::Hasher) {
+            hash_field(hasher, &self.url);
+            hash_field(hasher, &self.content);
+        }
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_members_their_order_and_the_language() {
+        let a = record("/a/", "2024-01-01T00:00:00Z");
+        let b = record("/b/", "2024-01-02T00:00:00Z");
+        let base = fingerprint(&[a.clone(), b.clone()], "en");
+        assert_eq!(base, fingerprint(&[a.clone(), b.clone()], "en"));
+        assert_ne!(base, fingerprint(&[a.clone(), b.clone()], "de"));
+        assert_ne!(base, fingerprint(&[b.clone(), a.clone()], "en"));
+        assert_ne!(base, fingerprint(std::slice::from_ref(&a), "en"));
+        // Two texts that run together the same way are still two members.
+        let mut joined = a.clone();
+        joined.content.push_str("/b/");
+        let mut short = b.clone();
+        short.url.clear();
+        assert_ne!(base, fingerprint(&[joined, short], "en"));
     }
 
     #[test]
