@@ -298,10 +298,7 @@ function row(result) {
   main.append(link);
   const facts = el("div", "row-meta");
   const key = IMPACTS.includes(meta.impact_key) ? meta.impact_key : "none";
-  const impact = el("span", `impact impact-${key}`);
-  const dot = el("span", "impact-dot");
-  dot.setAttribute("aria-hidden", "true");
-  impact.append(dot, meta.impact ?? "");
+  const impact = el("span", `impact impact-${key}`, meta.impact ?? "");
   facts.append(impact, el("span", "row-provider", meta.provider ?? ""));
   main.append(facts, excerpt(result.excerpt ?? ""));
   const duration = el("div", "row-duration", meta.duration ?? "");

@@ -236,7 +236,7 @@ pub fn downtime_per_month(id: &str, title: &str, months: &[MonthDowntime]) -> St
     })
 }
 
-/// A GitHub-contribution-style calendar of one UTC year: 7 rows (Monday first, label Mon/Wed/Fri), one column per week, month labels on top. Each given day is `<a href=…><rect class=…><title>…</title></rect></a>` (title inside the rect or the a — it must be what a screen reader/tooltip shows); other days of the year are squares of one `<path class="lvl-0">`, without a link or title; cells for days outside the year are not drawn. `legend` is the list of (Shade, words) to draw as a legend below (e.g. [(Impact(Critical),"Major outage"), …] or [(Level(1),"1 provider"), …, (Level(4),"4+ providers")]). `cells` may be unsorted and may contain dates of other years (ignore those).
+/// A GitHub-contribution-style calendar of one UTC year: 7 rows (Monday first, label Mon/Wed/Fri), one column per week, month labels on top. Each given day is `<a href=…><rect class=…><title>…</title></rect></a>` (title inside the rect or the a — it must be what a screen reader/tooltip shows); other days of the year are squares of one `<path class="lvl-0">` (a dashed line down each run of them in a column), without a link or title; cells for days outside the year are not drawn. `legend` is the list of (Shade, words) to draw as a legend below (e.g. [(Impact(Critical),"Major outage"), …] or [(Level(1),"1 provider"), …, (Level(4),"4+ providers")]). `cells` may be unsorted and may contain dates of other years (ignore those).
 ///
 /// When two cells share a date, the first one given is drawn. The day rects are the
 /// children of `<g class="days">`, in date order.
@@ -299,15 +299,27 @@ pub fn calendar(
         );
     }
     body.push_str(r#"<g class="days">"#);
-    // Empty days are one path, a square each: a year is 365 cells, and a site draws
-    // thousands of calendars. Cells sit on whole units, so coordinates are integers.
-    const _: () = assert!(CELL == 11.0, "the empty days' path draws 11-unit squares");
-    let mut empty = String::with_capacity(days * 20);
+    // Empty days are one path: each run of them down a week's column is one dashed line,
+    // 11 units wide, dashes of 11 and gaps of 2, which draws the same squares as a rect
+    // each. A year is 365 cells, a site draws thousands of calendars, and a square each
+    // was 5 % of a real archive's bytes. Cells sit on whole units.
+    const _: () = assert!(
+        CELL == 11.0 && PITCH == 13.0,
+        "the dashes draw 11-unit squares"
+    );
+    let mut empty = String::with_capacity(columns * 16);
+    let mut run: Option<((i64, i64), i64)> = None;
+    let flush = |empty: &mut String, run: Option<((i64, i64), i64)>| {
+        if let Some(((x, y), cells)) = run {
+            let _ = write!(empty, "M{x}.5 {y}v{}", cells * 13 - 2);
+        }
+    };
     for (day, cell) in by_day.iter().enumerate() {
         let (x, y) = place(day);
         let (x, y) = (x as i64, y as i64);
         match cell {
             Some(cell) => {
+                flush(&mut empty, run.take());
                 let _ = write!(
                     body,
                     r#"<a href="{}"><rect class="{}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" rx="2"><title>{}</title></rect></a>"#,
@@ -316,13 +328,22 @@ pub fn calendar(
                     esc(&cell.title)
                 );
             }
-            None => {
-                let _ = write!(empty, "M{x} {y}h11v11h-11z");
-            }
+            None => match &mut run {
+                // The next day down the same column.
+                Some(((column, _), cells)) if *column == x + 5 => *cells += 1,
+                _ => {
+                    flush(&mut empty, run.take());
+                    run = Some(((x + 5, y), 1));
+                }
+            },
         }
     }
+    flush(&mut empty, run);
     if !empty.is_empty() {
-        let _ = write!(body, r#"<path class="lvl-0" d="{empty}"/>"#);
+        let _ = write!(
+            body,
+            r#"<path class="lvl-0" d="{empty}" fill="none" stroke-width="11" stroke-dasharray="11 2"/>"#
+        );
     }
     body.push_str("</g>");
     let width = LEFT + columns as f64 * PITCH - 2.0 + 4.0;
@@ -1383,17 +1404,25 @@ mod tests {
             })
             .collect();
         for path in days.descendants().filter(|n| n.has_tag_name("path")) {
+            // A line 11 wide through the middle of the column, dashed 11 on and 2 off.
+            assert_eq!(path.attribute("stroke-width"), Some("11"));
+            assert_eq!(path.attribute("stroke-dasharray"), Some("11 2"));
             let d = path.attribute("d").unwrap();
-            for square in d.split('M').filter(|s| !s.is_empty()) {
-                assert!(square.ends_with("h11v11h-11z"), "{square}");
-                let (x, y) = square.split_once('h').unwrap().0.split_once(' ').unwrap();
-                cells.push(Cell {
-                    x: x.parse().unwrap(),
-                    y: y.parse().unwrap(),
-                    class: class(path),
-                    link: None,
-                    title: None,
-                });
+            for line in d.split('M').filter(|s| !s.is_empty()) {
+                let (at, length) = line.split_once('v').unwrap();
+                let (x, y) = at.split_once(' ').unwrap();
+                let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+                let length: f64 = length.parse().unwrap();
+                assert_eq!((length + 2.0) % 13.0, 0.0, "whole squares: {line}");
+                for square in 0..((length + 2.0) / 13.0) as usize {
+                    cells.push(Cell {
+                        x: x - 5.5,
+                        y: y + 13.0 * square as f64,
+                        class: class(path),
+                        link: None,
+                        title: None,
+                    });
+                }
             }
         }
         // Column by column, top to bottom: the order of the days.

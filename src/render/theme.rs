@@ -199,7 +199,7 @@ fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> (Option<Tera>, S
     let mut sources: Sources = BTreeMap::new();
     for name in DefaultTemplates::iter() {
         let file = DefaultTemplates::get(&name).expect("listed templates exist");
-        let text = String::from_utf8_lossy(&file.data).into_owned();
+        let text = lean(&String::from_utf8_lossy(&file.data));
         sources.insert(
             name.to_string(),
             (PathBuf::from(format!("(built-in) templates/{name}")), text),
@@ -232,6 +232,38 @@ fn load_templates(root: &Path, errors: &mut Vec<Diagnostic>) -> (Option<Tera>, S
             (None, sources)
         }
     }
+}
+
+/// A built-in template without the indentation and blank lines that keep it readable:
+/// every page repeats them, and they were a twentieth of a real archive's HTML. Where the
+/// template had whitespace the page still has some (a line break), so nothing reads
+/// differently, except after a line that is one tag that writes nothing (`{% if … %}`,
+/// `{% endfor %}`, a comment), whose line break is left out too. The built-in templates
+/// hold no `<pre>`. A site's own templates are left as written.
+fn lean(template: &str) -> String {
+    let mut lean = String::with_capacity(template.len());
+    for line in template.lines().map(str::trim) {
+        if line.is_empty() {
+            continue;
+        }
+        lean.push_str(line);
+        if !writes_nothing(line) {
+            lean.push('\n');
+        }
+    }
+    lean
+}
+
+/// Whether a template line is one tag that writes nothing by itself.
+fn writes_nothing(line: &str) -> bool {
+    let one = |open: &str, close: &str| {
+        line.starts_with(open) && line.ends_with(close) && line.matches(open).count() == 1
+    };
+    let control = one("{%", "%}") && {
+        let word = line[2..].trim_start_matches(['-', ' ']);
+        !word.starts_with("include")
+    };
+    control || one("{#", "#}")
 }
 
 fn load_assets(
@@ -323,6 +355,29 @@ fn site_files(root: &Path, dir: &str, errors: &mut Vec<Diagnostic>) -> Vec<(Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lean_template_keeps_a_break_wherever_there_was_whitespace() {
+        let template = "<ul>\n  {% for x in xs %}\n    <li>{{ x }}</li>\n\n  {% endfor %}\n</ul>\n{% include \"p.html\" %}\n<p>a\n  b</p>\n{# note #}\n<i>{% if y %}y{% endif %}</i>\n";
+        assert_eq!(
+            lean(template),
+            "<ul>\n{% for x in xs %}<li>{{ x }}</li>\n{% endfor %}</ul>\n{% include \"p.html\" %}\n<p>a\nb</p>\n{# note #}<i>{% if y %}y{% endif %}</i>\n"
+        );
+    }
+
+    #[test]
+    fn the_built_in_templates_hold_no_preformatted_text() {
+        for name in DefaultTemplates::iter() {
+            let file = DefaultTemplates::get(&name).unwrap();
+            let text = String::from_utf8_lossy(&file.data);
+            for tag in ["<pre", "<textarea", "{% raw"] {
+                assert!(
+                    !text.contains(tag),
+                    "{name} holds {tag}: lean() would change it"
+                );
+            }
+        }
+    }
 
     #[test]
     fn hashed_names_follow_the_bytes() {
