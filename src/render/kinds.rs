@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::insight;
 use crate::model::Impact;
+use crate::render::paging::Paged;
 use crate::render::theme::{AssetSource, Theme};
 use crate::render::views::{
     self, FeedLinks, IMPACT_ORDER, IncidentView, PeriodView, ProviderView, StatsView, SummaryView,
@@ -686,13 +687,10 @@ impl Kind for Asset {
     }
 }
 
-/// Every incident of the archive, newest first, [`INDEX_PAGE`] a page, with the years
+/// Every incident of the archive, newest first, [`PER_PAGE`](crate::render::paging::PER_PAGE) a page, with the years
 /// linked to where they start: the whole archive within reach without a page of
 /// thousands of rows.
 struct IncidentIndex;
-
-/// How many incidents a page of the index lists.
-pub const INDEX_PAGE: usize = 100;
 
 #[derive(serde::Serialize)]
 struct PageLink {
@@ -714,8 +712,9 @@ struct Pager {
 }
 
 impl Pager {
-    /// Around page `current` of `total`, each page's path from `path`.
-    fn new(current: usize, total: usize, path: impl Fn(usize) -> String) -> Pager {
+    /// Around page `current` of the list's pages, each page's path from `path`.
+    fn new(current: usize, paged: Paged, path: impl Fn(usize) -> String) -> Pager {
+        let total = paged.pages();
         let link = |number: usize| PageLink {
             number,
             path: path(number),
@@ -747,19 +746,18 @@ struct YearLink {
 
 impl Kind for IncidentIndex {
     fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
-        let pages = archive.incidents.len().div_ceil(INDEX_PAGE).max(1);
-        for n in 1..=pages {
+        for n in Paged::new(archive.incidents.len()).numbers() {
             add(routes::page(&routes::incidents_dir(n)), Key::Number(n));
         }
     }
 
     fn reads(&self, _: &Archive, key: Key) -> Reads {
-        let start = match key {
-            Key::Number(n) => n.saturating_sub(1).saturating_mul(INDEX_PAGE),
-            _ => 0,
-        };
+        let window = Paged::window(match key {
+            Key::Number(n) => n,
+            _ => 1,
+        });
         Reads {
-            list: Some((start, start.saturating_add(INDEX_PAGE))),
+            list: Some((window.start, window.end)),
             ..TEMPLATED
         }
     }
@@ -771,7 +769,7 @@ impl Kind for IncidentIndex {
         let base = &r.config.base_url;
         // The years from the archive: only the views shown are made.
         let all = &r.archive.incidents;
-        let pages = all.len().div_ceil(INDEX_PAGE).max(1);
+        let paged = Paged::new(all.len());
         // Newest first, so each year's first incident is found by a binary search: no
         // page scans the archive.
         let year_of = |i: usize| all[i].started.year();
@@ -784,23 +782,22 @@ impl Kind for IncidentIndex {
                         year,
                         path: format!(
                             "{}#y{year}",
-                            base.path(&routes::incidents_dir(first / INDEX_PAGE + 1))
+                            base.path(&routes::incidents_dir(Paged::page_of(first)))
                         ),
                     })
                 })
                 .collect(),
             _ => Vec::new(),
         };
-        let start = (n - 1).saturating_mul(INDEX_PAGE).min(all.len());
-        let end = start.saturating_add(INDEX_PAGE).min(all.len());
+        let shown = paged.items_of(n);
         let shown = by_year(
-            IncidentIx::all(end)
-                .skip(start)
+            IncidentIx::all(shown.end)
+                .skip(shown.start)
                 .map(|i| &r.views.incidents[i].summary),
         );
         let title = match n {
             1 => "Every incident".to_string(),
-            n => format!("Every incident, page {n} of {pages}"),
+            n => format!("Every incident, page {n} of {}", paged.pages()),
         };
         let mut ctx = r.html_context(
             "incidents",
@@ -814,7 +811,7 @@ impl Kind for IncidentIndex {
         ctx.insert("years", &years);
         ctx.insert(
             "pager",
-            &Pager::new(n, pages, |n| base.path(&routes::incidents_dir(n))),
+            &Pager::new(n, paged, |n| base.path(&routes::incidents_dir(n))),
         );
         ctx.insert("incident_total", &all.len());
         r.template("incidents.html", page, &ctx)
@@ -964,7 +961,7 @@ impl Kind for ProviderYear {
             for &year in &provider.years {
                 let started = |x: &IncidentIx| archive.incidents[*x].started.year();
                 let count = year_run(&provider.incidents, year, started).len();
-                for n in 1..=count.div_ceil(INDEX_PAGE).max(1) {
+                for n in Paged::new(count).numbers() {
                     let dir = routes::provider_year_page_dir(provider.slug.as_str(), year, n);
                     add(routes::page(&dir), Key::Year(index, year, n));
                 }
@@ -989,10 +986,8 @@ impl Kind for ProviderYear {
         let all = year_run(&source.incidents, year, |&x| {
             r.views.incidents[x].summary.started.year
         });
-        let pages = all.len().div_ceil(INDEX_PAGE).max(1);
-        let start = (n - 1).saturating_mul(INDEX_PAGE).min(all.len());
-        let end = start.saturating_add(INDEX_PAGE).min(all.len());
-        let incidents: Vec<&SummaryView> = all[start..end]
+        let paged = Paged::new(all.len());
+        let incidents: Vec<&SummaryView> = all[paged.items_of(n)]
             .iter()
             .map(|&x| &r.views.incidents[x].summary)
             .collect();
@@ -1016,7 +1011,7 @@ impl Kind for ProviderYear {
         ctx.insert("incident_total", &all.len());
         ctx.insert(
             "pager",
-            &Pager::new(n, pages, |n| {
+            &Pager::new(n, paged, |n| {
                 let dir = routes::provider_year_page_dir(&provider.reference.slug, year, n);
                 r.config.base_url.path(&dir)
             }),
@@ -1051,8 +1046,7 @@ impl Kind for ComponentPage {
     fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
         for (index, provider) in archive.providers() {
             for (number, component) in provider.components.iter().enumerate() {
-                let pages = component.incidents.len().div_ceil(INDEX_PAGE).max(1);
-                for n in 1..=pages {
+                for n in Paged::new(component.incidents.len()).numbers() {
                     let dir = routes::component_page_dir(
                         provider.slug.as_str(),
                         component.slug.as_str(),
@@ -1080,10 +1074,10 @@ impl Kind for ComponentPage {
             return Err(wrong_key(page));
         };
         let name = &provider.reference.name;
-        let pages = component.incidents.len().div_ceil(INDEX_PAGE).max(1);
+        let paged = Paged::new(component.incidents.len());
         let title = match n {
             1 => format!("{} · {name}", component.name),
-            n => format!("{} · {name}, page {n} of {pages}", component.name),
+            n => format!("{} · {name}, page {n} of {}", component.name, paged.pages()),
         };
         let stats = StatsView::new(&component.stats, &r.views.incidents, |_| None);
         let mut years: Vec<i32> = component
@@ -1109,7 +1103,7 @@ impl Kind for ComponentPage {
         ctx.insert("component", &component.name);
         ctx.insert(
             "pager",
-            &Pager::new(n, pages, |n| {
+            &Pager::new(n, paged, |n| {
                 let dir = routes::component_page_dir(
                     &provider.reference.slug,
                     component.slug.as_str(),
@@ -1123,16 +1117,10 @@ impl Kind for ComponentPage {
         ctx.insert("part", &true);
         ctx.insert("stats", &stats);
         // Newest first, a page of them at a time: no page lists thousands.
-        let start = (n - 1)
-            .saturating_mul(INDEX_PAGE)
-            .min(component.incidents.len());
-        let end = start
-            .saturating_add(INDEX_PAGE)
-            .min(component.incidents.len());
         ctx.insert(
             "groups",
             &by_year(
-                component.incidents[start..end]
+                component.incidents[paged.items_of(n)]
                     .iter()
                     .map(|&x| &r.views.incidents[x].summary),
             ),
@@ -1468,9 +1456,15 @@ impl Kind for SitemapPart {
 #[cfg(test)]
 mod tests {
     use super::Pager;
+    use crate::render::paging::{PER_PAGE, Paged};
+
+    /// A list of `total` pages.
+    fn pages(total: usize) -> Paged {
+        Paged::new(total * PER_PAGE)
+    }
 
     fn shown(current: usize, total: usize) -> String {
-        Pager::new(current, total, |n| n.to_string())
+        Pager::new(current, pages(total), |n| n.to_string())
             .pages
             .iter()
             .map(|p| p.as_ref().map_or("…".to_string(), |p| p.number.to_string()))
@@ -1487,7 +1481,7 @@ mod tests {
         assert_eq!(shown(100, 100), "1 2 … 98 99 100");
         // A thousand pages, a dozen links: the pager does not grow with the archive.
         assert!(shown(500, 1000).split(' ').count() <= 11);
-        let pager = Pager::new(1, 3, |n| n.to_string());
+        let pager = Pager::new(1, pages(3), |n| n.to_string());
         assert!(pager.previous.is_none() && pager.next.is_some_and(|p| p.number == 2));
     }
 }

@@ -9,6 +9,7 @@ pub mod hosting;
 mod insights;
 pub mod kinds;
 pub mod markdown;
+pub(crate) mod paging;
 mod sitemap;
 pub mod theme;
 pub mod views;
@@ -31,6 +32,7 @@ use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
 use crate::render::feeds::FeedSpec;
 use crate::render::kinds::{KINDS, Kind};
+use crate::render::paging::Paged;
 use crate::render::theme::Theme;
 use crate::render::views::{FeedLinks, SummaryView, Views};
 use crate::routes::{self, FeedFormat};
@@ -373,7 +375,7 @@ pub fn sitemap_len(archive: &Archive) -> usize {
         .iter()
         .map(|p| 1 + p.years.len() + p.components.len())
         .sum();
-    2 + incidents.div_ceil(kinds::INDEX_PAGE).max(1) + archive.days.len() + providers + incidents
+    2 + Paged::new(incidents).pages() + archive.days.len() + providers + incidents
 }
 
 /// An error about a page, at the place of whoever writes it (its file, or its alias's line).
@@ -662,10 +664,13 @@ impl Renderer<'_> {
         // Copied into each closure below: they hold references only.
         let of = move |list: &'a [IncidentIx]| list.iter().map(|&i| day(i)).max();
         let all = archive.updated.iter().max().map(|t| t.date_naive());
-        let pages = incidents.len().div_ceil(kinds::INDEX_PAGE).max(1);
         let site = [Loc::Home, Loc::Days]
             .into_iter()
-            .chain((1..=pages).map(Loc::IncidentsPage))
+            .chain(
+                Paged::new(incidents.len())
+                    .numbers()
+                    .map(Loc::IncidentsPage),
+            )
             .map(move |loc| (loc, all));
         let days = archive
             .days
