@@ -1,0 +1,120 @@
+//! An incident's page, and the pages that send its old URLs to it.
+
+use super::*;
+
+pub(super) struct IncidentPage;
+
+impl Kind for IncidentPage {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+        for (index, incident) in archive.incidents() {
+            let dir = routes::incident_dir(incident.provider.as_str(), incident.slug.as_str());
+            add(routes::page(&dir), Key::Incident(index));
+        }
+    }
+
+    fn reads(&self, archive: &Archive, key: Key) -> Reads {
+        let Some(index) = key.incident() else {
+            return TEMPLATED;
+        };
+        let (provider, position) = archive.places[index];
+        Reads {
+            incident: Some(index),
+            // Its neighbours in its provider's list, and whatever overlapped it.
+            provider_list: Some((provider, position.saturating_sub(1), position + 2)),
+            days: index.get(&archive.incidents).map(|i| insight::days(i)),
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Incident(i) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let incident = &r.views.incidents[i];
+        let summary = &incident.summary;
+        let description = format!(
+            "{} of {}: {}, {}.",
+            summary.impact.label,
+            summary.provider.name,
+            summary.started.text,
+            match &summary.duration {
+                Some(d) => format!("lasted {d}"),
+                None => views::duration_text(summary).to_string(),
+            }
+        );
+        let source = &r.archive.incidents[i];
+        let mut ctx = r.html_context(
+            "incident",
+            &summary.title,
+            description,
+            &routes::incident_dir(source.provider.as_str(), source.slug.as_str()),
+            &FeedLinks::new(
+                &r.config.base_url,
+                &routes::provider_dir(&summary.provider.slug),
+            ),
+            &format!("{} incidents", summary.provider.name),
+        );
+        // The incident, its neighbours and what overlapped it: what `reads` declares.
+        ctx.insert("incident", incident);
+        let (newer, older) = r.archive.neighbours(i);
+        let summary_of =
+            |x: Option<IncidentIx>| x.map(|x| insights::Brief::of(&r.views.incidents[x].summary));
+        ctx.insert("newer", &summary_of(newer));
+        ctx.insert("older", &summary_of(older));
+        let (same_time, overlap_total) = insights::same_time(r.archive, r.views, i);
+        ctx.insert("same_time", &same_time);
+        ctx.insert("same_time_total", &overlap_total);
+        ctx.insert(
+            "day_path",
+            &r.config
+                .base_url
+                .path(&routes::day_dir(source.started.date_naive())),
+        );
+        r.template("incident.html", page, &ctx)
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        incident_owner(archive, page)
+    }
+}
+
+pub(super) struct AliasPage;
+
+impl Kind for AliasPage {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+        for (index, incident) in archive.incidents() {
+            for (number, alias) in incident.aliases.iter().enumerate() {
+                add(routes::alias(&alias.path), Key::Alias(index, number));
+            }
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            incident: key.incident(),
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Alias(i, _) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let mut ctx = Context::new();
+        ctx.insert("target", &r.views.incidents[i].summary.url);
+        ctx.insert("title", &r.views.incidents[i].summary.title);
+        r.template("alias.html", page, &ctx)
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        let Key::Alias(i, number) = page.key else {
+            return incident_owner(archive, page);
+        };
+        let incident = &archive.incidents[i];
+        let alias = &incident.aliases[number];
+        Owner {
+            what: format!("the alias `/{}`", alias.path),
+            place: Some((incident.file.clone(), alias.line, alias.col)),
+        }
+    }
+}

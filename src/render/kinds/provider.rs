@@ -1,0 +1,274 @@
+//! A provider's pages: its own, a page per year, and one per component.
+
+use super::*;
+
+pub(super) struct ProviderPage;
+
+impl Kind for ProviderPage {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            let dir = routes::provider_dir(provider.slug.as_str());
+            add(routes::page(&dir), Key::Provider(index));
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider_part: key.part(),
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Provider(i) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let provider = &r.views.providers[i];
+        let source = &r.archive.providers[i];
+        let name = &provider.reference.name;
+        let latest: Vec<&SummaryView> = source
+            .incidents
+            .iter()
+            .take(PROVIDER_LATEST)
+            .map(|&x| &r.views.incidents[x].summary)
+            .collect();
+        let description = format!(
+            "Every incident of {name} in the {}, with its uptime and downtime.",
+            r.config.title
+        );
+        let mut ctx = r.html_context(
+            "provider",
+            name,
+            description,
+            &routes::provider_dir(&provider.reference.slug),
+            &provider.feeds,
+            &format!("{name} incidents"),
+        );
+        let calendar_years = &source.years[..source.years.len().min(PROVIDER_CALENDARS)];
+        let views = |list: &[IncidentIx]| -> Vec<&IncidentView> {
+            list.iter().map(|&x| &*r.views.incidents[x]).collect()
+        };
+        ctx.insert("provider", provider);
+        ctx.insert("latest", &latest);
+        ctx.insert("ongoing", &views(&source.stats.ongoing));
+        ctx.insert("stale", &views(&source.stats.stale));
+        ctx.insert("stale_after", &r.config.stale_after.to_string());
+        ctx.insert("unrecorded", &provider.stats.all_time.after_the_fact);
+        ctx.insert("part", &false);
+        ctx.insert("through", &r.archive.through.map(TimeView::new));
+        ctx.insert("years", &year_links(r, i));
+        ctx.insert("components", &component_links(r, i));
+        insert_charts(&mut ctx, r, i, None, calendar_years);
+        r.template("provider.html", page, &ctx)
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
+
+/// A provider's incidents of one year, with that year's numbers, charts and calendar, and
+/// its incidents 100 a page.
+pub(super) struct ProviderYear;
+
+/// The incidents of a list (newest first) that started in `year`: one run of it, found by
+/// two binary searches.
+pub(crate) fn year_run(
+    list: &[IncidentIx],
+    year: i32,
+    started: impl Fn(&IncidentIx) -> i32,
+) -> &[IncidentIx] {
+    let from = list.partition_point(|x| started(x) > year);
+    let to = list.partition_point(|x| started(x) >= year);
+    &list[from..to.max(from)]
+}
+
+impl Kind for ProviderYear {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            for &year in &provider.years {
+                let started = |x: &IncidentIx| archive.incidents[*x].started.year();
+                let count = year_run(&provider.incidents, year, started).len();
+                for n in Paged::new(count).numbers() {
+                    let dir = routes::provider_year_page_dir(provider.slug.as_str(), year, n);
+                    add(routes::page(&dir), Key::Year(index, year, n));
+                }
+            }
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider_part: key.part(),
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Year(i, year, n) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let provider = &r.views.providers[i];
+        let source = &r.archive.providers[i];
+        let name = &provider.reference.name;
+        let all = year_run(&source.incidents, year, |&x| {
+            r.views.incidents[x].summary.started.year
+        });
+        let paged = Paged::new(all.len());
+        let incidents: Vec<&SummaryView> = all[paged.items_of(n)]
+            .iter()
+            .map(|&x| &r.views.incidents[x].summary)
+            .collect();
+        let period = source
+            .stats
+            .years
+            .iter()
+            .find(|(y, _)| *y == year)
+            .map(|(_, period)| PeriodView::new(year.to_string(), period, None));
+        let years = year_links(r, i);
+        let mut ctx = r.html_context(
+            "provider-year",
+            &format!("{name} in {year}"),
+            format!("Every incident of {name} in {year}, with its uptime and downtime."),
+            &routes::provider_year_page_dir(&provider.reference.slug, year, n),
+            &provider.feeds,
+            &format!("{name} incidents"),
+        );
+        ctx.insert("provider", &provider.reference);
+        ctx.insert("year", &year);
+        ctx.insert("incident_total", &all.len());
+        ctx.insert(
+            "pager",
+            &Pager::new(n, paged, |n| {
+                let dir = routes::provider_year_page_dir(&provider.reference.slug, year, n);
+                r.config.base_url.path(&dir)
+            }),
+        );
+        ctx.insert("year_text", &year.to_string());
+        ctx.insert("stats", &provider.stats);
+        ctx.insert(
+            "unrecorded",
+            &period.as_ref().map_or(0, |period| period.after_the_fact),
+        );
+        ctx.insert("part", &false);
+        ctx.insert("through", &r.archive.through.map(TimeView::new));
+        ctx.insert("period", &period);
+        ctx.insert("incidents", &incidents);
+        ctx.insert("years", &years);
+        // The year's charts and calendar are on its first page.
+        if n == 1 {
+            insert_charts(&mut ctx, r, i, Some(year), &[year]);
+        }
+        r.template("provider_year.html", page, &ctx)
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
+
+/// One component of a provider: its incidents, numbers and calendar.
+pub(super) struct ComponentPage;
+
+impl Kind for ComponentPage {
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+        for (index, provider) in archive.providers() {
+            for (number, component) in provider.components.iter().enumerate() {
+                for n in Paged::new(component.incidents.len()).numbers() {
+                    let dir = routes::component_page_dir(
+                        provider.slug.as_str(),
+                        component.slug.as_str(),
+                        n,
+                    );
+                    add(routes::page(&dir), Key::Component(index, number, n));
+                }
+            }
+        }
+    }
+
+    fn reads(&self, _: &Archive, key: Key) -> Reads {
+        Reads {
+            provider_part: key.part(),
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+        let Key::Component(i, c, n) = page.key else {
+            return Err(wrong_key(page));
+        };
+        let provider = &r.views.providers[i];
+        let Some(component) = r.archive.providers[i].components.get(c) else {
+            return Err(wrong_key(page));
+        };
+        let name = &provider.reference.name;
+        let paged = Paged::new(component.incidents.len());
+        let title = match n {
+            1 => format!("{} · {name}", component.name),
+            n => format!("{} · {name}, page {n} of {}", component.name, paged.pages()),
+        };
+        let stats = StatsView::new(&component.stats, &r.views.incidents, |_| None);
+        let mut years: Vec<i32> = component
+            .incidents
+            .iter()
+            .map(|&x| r.views.incidents[x].summary.started.year)
+            .collect();
+        years.dedup();
+        // The latest year: a component's history is in its list and its table.
+        years.truncate(1);
+        let mut ctx = r.html_context(
+            "component",
+            &title,
+            format!(
+                "Every incident of {name} that affected {}, with its uptime and downtime.",
+                component.name
+            ),
+            &routes::component_page_dir(&provider.reference.slug, component.slug.as_str(), n),
+            &provider.feeds,
+            &format!("{name} incidents"),
+        );
+        ctx.insert("provider", &provider.reference);
+        ctx.insert("component", &component.name);
+        ctx.insert(
+            "pager",
+            &Pager::new(n, paged, |n| {
+                let dir = routes::component_page_dir(
+                    &provider.reference.slug,
+                    component.slug.as_str(),
+                    n,
+                );
+                r.config.base_url.path(&dir)
+            }),
+        );
+        ctx.insert("through", &r.archive.through.map(TimeView::new));
+        ctx.insert("unrecorded", &stats.all_time.after_the_fact);
+        ctx.insert("part", &true);
+        ctx.insert("stats", &stats);
+        // Newest first, a page of them at a time: no page lists thousands.
+        ctx.insert(
+            "groups",
+            &by_year(
+                component.incidents[paged.items_of(n)]
+                    .iter()
+                    .map(|&x| &r.views.incidents[x].summary),
+            ),
+        );
+        ctx.insert("incident_total", &component.incidents.len());
+        ctx.insert(
+            "calendars",
+            &insights::impact_calendars(
+                r.archive,
+                &r.config.base_url,
+                &component.incidents,
+                &years,
+                "calendar",
+                &component.name,
+            ),
+        );
+        r.template("component.html", page, &ctx)
+    }
+
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
+        provider_owner(archive, page)
+    }
+}
