@@ -159,7 +159,7 @@ fn run(
     progress: &ProgressBar,
 ) -> Result<(Summary, Made), Error> {
     let start = Instant::now();
-    crate::content::require_dir(&options.root).map_err(Error::Usage)?;
+    crate::content::require_dir(&options.root).map_err(|error| Error::Usage(error.to_string()))?;
     let output = match out_dir {
         Some(dir) => Some(Output::open(&resolved(dir), || {
             // Said once, as cargo does, so a build that seems stuck says why.

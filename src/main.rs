@@ -291,7 +291,7 @@ fn main() -> ExitCode {
                     println!("{}", path.display());
                     ExitCode::SUCCESS
                 }
-                Err(message) => usage_error(&message),
+                Err(error) => failed(&error, error.exit_code()),
             };
         }
         Command::Init { dir } => {
@@ -303,7 +303,7 @@ fn main() -> ExitCode {
                     println!("now: outages serve --root {}", dir.display());
                     ExitCode::SUCCESS
                 }
-                Err(message) => usage_error(&message),
+                Err(error) => failed(&error, error.exit_code()),
             };
         }
         Command::Serve(options) => {
@@ -375,8 +375,13 @@ fn finish(result: Result<Summary, Error>, done: Done) -> ExitCode {
 }
 
 fn usage_error(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(2)
+    failed(&message, 2)
+}
+
+/// Says what went wrong, once, and exits with `code`.
+fn failed(error: &dyn std::fmt::Display, code: u8) -> ExitCode {
+    eprintln!("error: {error}");
+    ExitCode::from(code)
 }
 
 /// Runs an import and prints what it did to each incident.

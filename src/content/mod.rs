@@ -150,28 +150,38 @@ fn located(incident: &Incident) -> String {
     }
 }
 
-/// Whether `root` is a site folder, one with `content/`; if not, what to tell the user.
-pub fn require_dir(root: &Path) -> Result<(), String> {
-    if root.join(CONTENT_DIR).is_dir() {
-        return Ok(());
-    }
-    let here = if root == Path::new(".") {
+/// A folder that is not a site folder: it has no `content/`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "there is no `content/` folder in {}; run outages in a site folder, pass `--root DIR`, or start one with `outages init DIR`",
+    folder_named(.0)
+)]
+pub struct NoSite(PathBuf);
+
+/// The folder as the user named it: `.` is "this folder".
+fn folder_named(root: &Path) -> String {
+    if root == Path::new(".") {
         "this folder".to_string()
     } else {
         root.display().to_string()
-    };
-    Err(format!(
-        "there is no `content/` folder in {here}; run outages in a site folder, pass `--root DIR`, or start one with `outages init DIR`"
-    ))
+    }
+}
+
+/// Whether `root` is a site folder, one with `content/`.
+pub fn require_dir(root: &Path) -> Result<(), NoSite> {
+    match root.join(CONTENT_DIR).is_dir() {
+        true => Ok(()),
+        false => Err(NoSite(root.to_path_buf())),
+    }
 }
 
 /// Every markdown file under `content/`, relative to the root, sorted. Hidden files and
 /// editors' temporary files are skipped; symbolic links are not followed.
 pub fn content_files(root: &Path) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
-    if let Err(message) = require_dir(root) {
+    if let Err(error) = require_dir(root) {
         return Err(vec![Diagnostic::file(
             display_path(root, Path::new(CONTENT_DIR)),
-            message,
+            error.to_string(),
         )]);
     }
     // One walk per provider folder, in parallel: listing ten thousand files one by one

@@ -6,16 +6,59 @@ use chrono::{SecondsFormat, Timelike, Utc};
 
 use super::create_file;
 use crate::config::{CONFIG_FILE, PLACEHOLDER_BASE_URL};
-use crate::content::CONTENT_DIR;
-use crate::model::Slug;
+use crate::content::{CONTENT_DIR, NoSite};
+use crate::diagnostics::Diagnostic;
+use crate::model::{Slug, SlugError};
+
+/// Why `new` or `init` wrote nothing: the command, not the archive, is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("the provider `{name}` {reason}")]
+    Provider { name: String, reason: SlugError },
+    #[error("the title `{0}` has no letter or digit to name a file with")]
+    Title(String),
+    #[error(transparent)]
+    NoSite(#[from] NoSite),
+    /// The archive's lock could not be taken.
+    #[error("{0}")]
+    Lock(Diagnostic),
+    #[error("{} exists already; give the incident another title", .0.display())]
+    Exists(PathBuf),
+    #[error("{} is not empty; init writes a new archive into an empty folder", .0.display())]
+    NotEmpty(PathBuf),
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// A usage error: the exit code is 2.
+    pub fn exit_code(&self) -> u8 {
+        2
+    }
+}
+
+/// An I/O error, with what was being done and to which path.
+fn io_at(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Io {
+        action,
+        path,
+        source,
+    }
+}
 
 /// Writes `content/<provider>/<date>-<slug>.md` and returns its path; never overwrites.
-pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf, String> {
-    let provider =
-        Slug::from_name(provider).map_err(|e| format!("the provider `{provider}` {e}"))?;
+pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf, Error> {
+    let provider = Slug::from_name(provider).map_err(|reason| Error::Provider {
+        name: provider.to_string(),
+        reason,
+    })?;
     crate::content::require_dir(root)?;
-    let slug = Slug::from_title(title)
-        .map_err(|_| format!("the title `{title}` has no letter or digit to name a file with"))?;
+    let slug = Slug::from_title(title).map_err(|_| Error::Title(title.to_string()))?;
     // To the minute, as the update's heading says it: a start seconds after the update
     // would be warned about.
     let now = Utc::now();
@@ -27,12 +70,9 @@ pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf,
         .join(provider.as_str())
         .join(format!("{}-{slug}.md", now.format("%Y-%m-%d")));
     let path = root.join(&relative);
-    let _writer = super::Writer::take(root, super::waiting).map_err(|e| e.to_string())?;
+    let _writer = super::Writer::take(root, super::waiting).map_err(Error::Lock)?;
     if path.exists() {
-        return Err(format!(
-            "{} exists already; give the incident another title",
-            path.display()
-        ));
+        return Err(Error::Exists(path));
     }
     let started = now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let text = format!(
@@ -42,7 +82,7 @@ pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf,
         now.format("%Y-%m-%d %H:%M UTC"),
         title = serde_json::to_string(title).expect("a string serialises"),
     );
-    create_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    create_file(&path, &text).map_err(io_at("write", &path))?;
     Ok(crate::content::fields::display_path(root, &relative))
 }
 
@@ -125,18 +165,9 @@ An example of the down.guide export format.
 ";
 
 /// Writes a new archive into `dir`, which must be empty or not exist.
-pub fn init(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    if dir.exists()
-        && dir
-            .read_dir()
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .next()
-            .is_some()
-    {
-        return Err(format!(
-            "{} is not empty; init writes a new archive into an empty folder",
-            dir.display()
-        ));
+pub fn init(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    if dir.exists() && dir.read_dir().map_err(io_at("read", dir))?.next().is_some() {
+        return Err(Error::NotEmpty(dir.to_path_buf()));
     }
     let provider = Path::new(CONTENT_DIR).join("example-cloud");
     let site_yaml = SITE_YAML.replace("{base_url}", PLACEHOLDER_BASE_URL);
@@ -154,8 +185,7 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, String> {
         ),
     ];
     for (relative, text) in &files {
-        create_file(&dir.join(relative), text)
-            .map_err(|e| format!("cannot write {}: {e}", relative.display()))?;
+        create_file(&dir.join(relative), text).map_err(io_at("write", relative))?;
     }
     Ok(files
         .into_iter()

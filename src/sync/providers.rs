@@ -56,7 +56,7 @@ pub struct Selection {
 /// or every provider with a status page and without `sync: false`. An error is a usage
 /// error: a name that is no provider.
 pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, String> {
-    content::require_dir(root)?;
+    content::require_dir(root).map_err(|error| error.to_string())?;
     let wanted = wanted
         .iter()
         .map(|name| Slug::from_name(name).map_err(|e| format!("the provider `{name}` {e}")))
@@ -166,7 +166,7 @@ const ASKING_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
 /// site when given.
 pub fn add(root: &Path, new: &NewProvider) -> Result<Added, String> {
     let slug = Slug::from_name(new.slug).map_err(|e| format!("the provider `{}` {e}", new.slug))?;
-    content::require_dir(root)?;
+    content::require_dir(root).map_err(|error| error.to_string())?;
     let web = |text: &str, example: &str| {
         WebUrl::parse(text)
             .ok_or_else(|| format!("`{text}` is not a web address; give it like {example}"))
