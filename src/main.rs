@@ -278,7 +278,7 @@ fn main() -> ExitCode {
                     println!("now: outages sync {}", added.slug);
                     ExitCode::SUCCESS
                 }
-                Err(message) => usage_error(&message),
+                Err(error) => failed(&error, error.exit_code()),
             };
         }
         Command::New {

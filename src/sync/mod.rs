@@ -123,7 +123,8 @@ pub fn run(
     progress: &ProgressBar,
     mut each: impl FnMut(&Synced),
 ) -> Result<Summary, Error> {
-    let selection = providers::followed(&options.root, &options.providers).map_err(Error::Usage)?;
+    let selection = providers::followed(&options.root, &options.providers)
+        .map_err(|error| Error::Usage(error.to_string()))?;
     // Before anything is fetched, so a sync that waited merges into what the other wrote.
     let writer = import::Writer::take(&options.root, import::waiting)
         .map_err(|e| Error::Usage(e.to_string()))?;

@@ -7,12 +7,64 @@ use reqwest::Url;
 
 use super::detect;
 use crate::content::fields::display_path;
-use crate::content::{self, CONTENT_DIR, Loaded, PROVIDER_FILE};
+use crate::content::{self, CONTENT_DIR, Loaded, NoSite, PROVIDER_FILE};
 use crate::diagnostics::Diagnostic;
 use crate::import::lock::{Purpose, Writer, staging_path};
 use crate::import::under;
 use crate::import::{create_file, quoted, text, waiting, write_new};
-use crate::model::{Platform, Slug, SyncKind, WebUrl};
+use crate::model::{Platform, Slug, SlugError, SyncKind, WebUrl};
+
+/// Why `provider add` wrote nothing, or `sync` could not tell which providers to read: the
+/// command, not the archive, is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("the provider `{name}` {reason}")]
+    Provider { name: String, reason: SlugError },
+    #[error(transparent)]
+    NoSite(#[from] NoSite),
+    #[error("cannot list {}/: {}", CONTENT_DIR, .0)]
+    List(std::io::Error),
+    #[error(
+        "no provider `{0}`: there is no {dir}/{0}/{file}; add it with `outages provider add {0} STATUS_PAGE_URL`",
+        dir = CONTENT_DIR,
+        file = PROVIDER_FILE
+    )]
+    Unknown(Slug),
+    #[error("the provider `{slug}` has no `status_page` in {} to sync from", file.display())]
+    NoStatusPage { slug: Slug, file: PathBuf },
+    #[error("`{text}` is not a web address; give it like {example}")]
+    NotWeb { text: String, example: &'static str },
+    #[error("{} exists already; set `status_page: {status_page}` in it by hand", file.display())]
+    Exists { file: PathBuf, status_page: String },
+    #[error("{page}: {refused}")]
+    Refused {
+        page: String,
+        refused: detect::Refused,
+    },
+    /// The archive's lock could not be taken.
+    #[error("{0}")]
+    Lock(Diagnostic),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// A usage error: the exit code is 2.
+    pub fn exit_code(&self) -> u8 {
+        2
+    }
+}
+
+/// A provider named on the command line, as a slug.
+fn named(name: &str) -> Result<Slug, Error> {
+    Slug::from_name(name).map_err(|reason| Error::Provider {
+        name: name.to_string(),
+        reason,
+    })
+}
 
 /// A provider to sync.
 #[derive(Debug, Clone)]
@@ -55,16 +107,15 @@ pub struct Selection {
 /// The providers to sync: those named in `wanted` (each must exist and have a status page),
 /// or every provider with a status page and without `sync: false`. An error is a usage
 /// error: a name that is no provider.
-pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, String> {
-    content::require_dir(root).map_err(|error| error.to_string())?;
+pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, Error> {
+    content::require_dir(root)?;
     let wanted = wanted
         .iter()
-        .map(|name| Slug::from_name(name).map_err(|e| format!("the provider `{name}` {e}")))
-        .collect::<Result<Vec<Slug>, String>>()?;
+        .map(|name| named(name))
+        .collect::<Result<Vec<Slug>, Error>>()?;
     let mut all = Vec::new();
     let mut selection = Selection::default();
-    let folders = std::fs::read_dir(root.join(CONTENT_DIR))
-        .map_err(|e| format!("cannot list {CONTENT_DIR}/: {e}"))?;
+    let folders = std::fs::read_dir(root.join(CONTENT_DIR)).map_err(Error::List)?;
     for folder in folders.flatten() {
         let name = folder.file_name().to_string_lossy().into_owned();
         let relative = Path::new(CONTENT_DIR).join(&name).join(PROVIDER_FILE);
@@ -90,16 +141,12 @@ pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, String> {
             .any(|(name, _)| name == slug.as_str());
         match all.iter().find(|(s, ..)| s == slug) {
             None if broken => {}
-            None => {
-                return Err(format!(
-                    "no provider `{slug}`: there is no {CONTENT_DIR}/{slug}/{PROVIDER_FILE}; add it with `outages provider add {slug} STATUS_PAGE_URL`"
-                ));
-            }
+            None => return Err(Error::Unknown(slug.clone())),
             Some((_, info, file)) if info.status_page.is_none() => {
-                return Err(format!(
-                    "the provider `{slug}` has no `status_page` in {} to sync from",
-                    file.display()
-                ));
+                return Err(Error::NoStatusPage {
+                    slug: slug.clone(),
+                    file: file.clone(),
+                });
             }
             Some(_) => {}
         }
@@ -164,12 +211,14 @@ const ASKING_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
 /// `outages provider add`: writes `content/<slug>/_index.md` naming the status page and its
 /// platform (found from the address and what it answers, unless given), and the name and
 /// site when given.
-pub fn add(root: &Path, new: &NewProvider) -> Result<Added, String> {
-    let slug = Slug::from_name(new.slug).map_err(|e| format!("the provider `{}` {e}", new.slug))?;
-    content::require_dir(root).map_err(|error| error.to_string())?;
-    let web = |text: &str, example: &str| {
-        WebUrl::parse(text)
-            .ok_or_else(|| format!("`{text}` is not a web address; give it like {example}"))
+pub fn add(root: &Path, new: &NewProvider) -> Result<Added, Error> {
+    let slug = named(new.slug)?;
+    content::require_dir(root)?;
+    let web = |text: &str, example: &'static str| {
+        WebUrl::parse(text).ok_or_else(|| Error::NotWeb {
+            text: text.to_string(),
+            example,
+        })
     };
     let status_page = web(new.status_page, "https://www.githubstatus.com")?;
     let url = new
@@ -180,12 +229,9 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<Added, String> {
         .join(slug.as_str())
         .join(PROVIDER_FILE);
     let path = root.join(&relative);
-    let exists = || {
-        format!(
-            "{} exists already; set `status_page: {}` in it by hand",
-            display_path(root, &relative).display(),
-            status_page.as_str()
-        )
+    let exists = || Error::Exists {
+        file: display_path(root, &relative),
+        status_page: status_page.as_str().to_string(),
     };
     // Before any question is asked of the page, and again under the lock.
     if std::fs::symlink_metadata(&path).is_ok() {
@@ -194,13 +240,20 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<Added, String> {
     let (platform, found) = match new.kind {
         Some(platform) => (platform, None),
         None => {
-            let page = Url::parse(status_page.as_str()).map_err(|e| e.to_string())?;
-            let found = detect::platform(&page, ASKING_DELAY)
-                .map_err(|refused| format!("{}: {refused}", status_page.as_str()))?;
+            // A web address is a URL: it was parsed as one.
+            let page = Url::parse(status_page.as_str()).map_err(|_| Error::NotWeb {
+                text: status_page.as_str().to_string(),
+                example: "https://www.githubstatus.com",
+            })?;
+            let found =
+                detect::platform(&page, ASKING_DELAY).map_err(|refused| Error::Refused {
+                    page: status_page.as_str().to_string(),
+                    refused,
+                })?;
             (found.platform, Some(found.how))
         }
     };
-    let _writer = Writer::take(root, waiting).map_err(|e| e.to_string())?;
+    let _writer = Writer::take(root, waiting).map_err(Error::Lock)?;
     if std::fs::symlink_metadata(&path).is_ok() {
         return Err(exists());
     }
@@ -216,7 +269,7 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<Added, String> {
         quoted(status_page.as_str()),
         platform.keyword()
     ));
-    create_file(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    create_file(&path, &text).map_err(|source| Error::Write { path, source })?;
     Ok(Added {
         slug,
         file: display_path(root, &relative),
