@@ -20,9 +20,20 @@ pub struct BaseUrl {
     path: String,
 }
 
+/// Why a text is no base URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadBaseUrl {
+    #[error("`{0}` is not an absolute http(s) URL")]
+    NotAbsolute(String),
+    #[error("`{0}` is not a usable base URL: give it without `?`, `#` or a user")]
+    Decorated(String),
+    #[error("`{0}` may not hold `.` or `..` segments")]
+    DotSegments(String),
+}
+
 impl BaseUrl {
     /// Accepts an absolute http(s) URL; a missing trailing slash is added.
-    pub fn parse(text: &str) -> Result<BaseUrl, String> {
+    pub fn parse(text: &str) -> Result<BaseUrl, BadBaseUrl> {
         let text = text.trim();
         let url = url::Url::parse(text)
             .ok()
@@ -32,11 +43,9 @@ impl BaseUrl {
                 text.split_once("://")
                     .is_some_and(|(_, rest)| !rest.starts_with(['/', '\\']))
             })
-            .ok_or_else(|| format!("`{text}` is not an absolute http(s) URL"))?;
+            .ok_or_else(|| BadBaseUrl::NotAbsolute(text.to_string()))?;
         if url.query().is_some() || url.fragment().is_some() || !url.username().is_empty() {
-            return Err(format!(
-                "`{text}` is not a usable base URL: give it without `?`, `#` or a user"
-            ));
+            return Err(BadBaseUrl::Decorated(text.to_string()));
         }
         // The parser would resolve them silently, to a path the writer did not mean.
         let written_path = text.splitn(4, '/').nth(3).unwrap_or("");
@@ -44,7 +53,7 @@ impl BaseUrl {
             .split(['/', '\\'])
             .any(|segment| segment == ".." || segment == ".")
         {
-            return Err(format!("`{text}` may not hold `.` or `..` segments"));
+            return Err(BadBaseUrl::DotSegments(text.to_string()));
         }
         let mut path = format!("/{}", url.path().trim_matches('/'));
         if !path.ends_with('/') {
@@ -230,8 +239,8 @@ impl Config {
         if let Some(base_url) = raw.base_url {
             match BaseUrl::parse(&base_url.value) {
                 Ok(url) => config.base_url = url,
-                Err(message) => errors.push(
-                    value_error(base_url.referenced, &base_url.value, message)
+                Err(bad) => errors.push(
+                    value_error(base_url.referenced, &base_url.value, bad.to_string())
                         .with_hint("write it like `https://user.github.io/repo/`"),
                 ),
             }

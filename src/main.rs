@@ -120,7 +120,7 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
         /// The URL the site is published at, e.g. https://user.github.io/repo/ (overrides site.yaml).
-        #[arg(long, value_parser = parse_base_url)]
+        #[arg(long, value_parser = BaseUrl::parse)]
         base_url: Option<BaseUrl>,
         /// Include incidents marked `draft: true`.
         #[arg(long)]
@@ -144,20 +144,16 @@ enum Command {
     Serve(ServeOptions),
 }
 
-fn parse_base_url(text: &str) -> Result<BaseUrl, String> {
-    BaseUrl::parse(text)
-}
+/// A platform named on the command line that is none of the kinds.
+#[derive(Debug, thiserror::Error)]
+#[error("no platform `{0}`; the kinds are {kinds}", kinds = Platform::keywords())]
+struct NoPlatform(String);
 
-fn parse_platform(text: &str) -> Result<Platform, String> {
+fn parse_platform(text: &str) -> Result<Platform, NoPlatform> {
     match text {
         // The name of the feed kind before feeds other than Atom were read.
         "atom" => Ok(Platform::Feed),
-        _ => Platform::parse(text).ok_or_else(|| {
-            format!(
-                "no platform `{text}`; the kinds are {}",
-                Platform::keywords()
-            )
-        }),
+        _ => Platform::parse(text).ok_or_else(|| NoPlatform(text.to_string())),
     }
 }
 
@@ -309,7 +305,7 @@ fn main() -> ExitCode {
         Command::Serve(options) => {
             return match serve::run(options) {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(message) => usage_error(&message),
+                Err(error) => failed(&error, error.exit_code()),
             };
         }
     };

@@ -23,13 +23,22 @@ use crate::render::{self, KindId, Page, Part, Reads, Renderer};
 
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
 /// instead of as a site without `content/`.
-pub fn site_folder(text: &str) -> Result<std::path::PathBuf, String> {
+pub fn site_folder(text: &str) -> Result<std::path::PathBuf, NoFolder> {
     let path = std::path::PathBuf::from(text);
     match std::fs::metadata(&path) {
         Ok(meta) if meta.is_dir() => Ok(path),
-        Ok(_) => Err("this is a file; give the site folder, the one holding `content/`".into()),
-        Err(_) => Err("there is no such folder".into()),
+        Ok(_) => Err(NoFolder::File),
+        Err(_) => Err(NoFolder::Missing),
     }
+}
+
+/// Why `--root` names no folder (the command line says which value it was).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NoFolder {
+    #[error("this is a file; give the site folder, the one holding `content/`")]
+    File,
+    #[error("there is no such folder")]
+    Missing,
 }
 
 /// What to build, from the command line.

@@ -36,15 +36,16 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_CONNECTIONS: usize = 256;
 
 /// Serves until Ctrl-C.
-pub fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) -> Result<(), String> {
+pub fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) -> Result<(), super::Error> {
+    use super::Error::Runtime;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(Runtime)?;
     runtime.block_on(async move {
-        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-        let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+        listener.set_nonblocking(true).map_err(Runtime)?;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(Runtime)?;
         let app = Router::new()
             .route(SCRIPT_PATH, get(script))
             .route(EVENTS_PATH, get(events))

@@ -80,17 +80,50 @@ pub struct Shared {
     pub base_path: String,
 }
 
+/// Why `serve` could not start, or stopped: never the site's content or templates (their
+/// errors show in the page and the terminal, and it goes on), but the network, the watch
+/// of the files, or a bug.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot listen on {address} ports {first}-{last}: {source}")]
+    Listen {
+        address: IpAddr,
+        first: u16,
+        last: u16,
+        source: std::io::Error,
+    },
+    #[error("the server's own address cannot be read: {0}")]
+    Address(std::io::Error),
+    #[error("the server's own address is no base URL: {0}")]
+    BaseUrl(#[from] crate::config::BadBaseUrl),
+    #[error("cannot watch {}: {source}", root.display())]
+    Watch {
+        root: PathBuf,
+        source: notify::Error,
+    },
+    #[error("the server could not start: {0}")]
+    Runtime(std::io::Error),
+    #[error("the server stopped: this is a bug in outages; please report it")]
+    Stopped,
+}
+
+impl Error {
+    /// The exit code: 2, as for a command that cannot be carried out as given.
+    pub fn exit_code(&self) -> u8 {
+        2
+    }
+}
+
 /// Runs until Ctrl-C. Content and template errors never stop it.
-pub fn run(options: ServeOptions) -> Result<(), String> {
+pub fn run(options: ServeOptions) -> Result<(), Error> {
     let listener = bind(options.bind, options.port)?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let address = listener.local_addr().map_err(Error::Address)?;
     let base_path = options
         .base_url
         .as_ref()
         .map_or("/", |b| b.root_path())
         .to_string();
-    let base_url =
-        BaseUrl::parse(&format!("http://{address}{base_path}")).map_err(|e| e.to_string())?;
+    let base_url = BaseUrl::parse(&format!("http://{address}{base_path}"))?;
     let build_options = Options {
         root: options.root.clone(),
         output: None,
@@ -131,8 +164,11 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
     }
 
     let (changes_tx, changes) = mpsc::channel::<Vec<PathBuf>>();
-    let mut watch = watch::watch(&options.root, options.poll, changes_tx)
-        .map_err(|e| format!("cannot watch {}: {e}", options.root.display()))?;
+    let mut watch =
+        watch::watch(&options.root, options.poll, changes_tx).map_err(|source| Error::Watch {
+            root: options.root.clone(),
+            source,
+        })?;
     let mut watched: BTreeSet<&str> = SOURCE_DIRS
         .into_iter()
         .filter(|d| options.root.join(d).is_dir())
@@ -170,9 +206,7 @@ pub fn run(options: ServeOptions) -> Result<(), String> {
             indexer.refresh(site);
         }
     }
-    server
-        .join()
-        .map_err(|_| "the server stopped".to_string())?
+    server.join().map_err(|_| Error::Stopped)?
 }
 
 /// Applies one batch of changes and tells the browsers.
@@ -366,18 +400,19 @@ fn describe(root: &Path, paths: &[PathBuf]) -> String {
 }
 
 /// Binds `port`, or the next free one when it is taken (port 0: any free port).
-fn bind(address: IpAddr, port: u16) -> Result<TcpListener, String> {
+fn bind(address: IpAddr, port: u16) -> Result<TcpListener, Error> {
     let tries = if port == 0 { 1 } else { 20 };
-    let mut last = None;
+    let mut last = std::io::Error::other("no port tried");
     for offset in 0..tries {
         match TcpListener::bind(SocketAddr::new(address, port.saturating_add(offset))) {
             Ok(listener) => return Ok(listener),
-            Err(e) => last = Some(e),
+            Err(e) => last = e,
         }
     }
-    Err(format!(
-        "cannot listen on {address} ports {port}-{}: {}",
-        port.saturating_add(tries - 1),
-        last.map(|e| e.to_string()).unwrap_or_default()
-    ))
+    Err(Error::Listen {
+        address,
+        first: port,
+        last: port.saturating_add(tries - 1),
+        source: last,
+    })
 }
