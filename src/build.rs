@@ -14,7 +14,7 @@ use crate::config::{Config, StandIn};
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
 use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
-use crate::rebuild::{Scan, StartFrom};
+use crate::rebuild::{CacheNotWritten, Scan, StartFrom};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::routes;
@@ -39,7 +39,7 @@ pub struct Summary {
     /// What builds but looks wrong (`### … : resolvd`), to show the writer.
     pub warnings: Diagnostics,
     /// The build cache could not be written: the build is complete, the next one slower.
-    pub cache_error: Option<String>,
+    pub cache_error: Option<CacheNotWritten>,
     pub elapsed: Duration,
 }
 
@@ -50,7 +50,7 @@ impl Summary {
         options: &Options,
         written: &Written,
         output: Output,
-        cache_error: Option<String>,
+        cache_error: Option<CacheNotWritten>,
         start: Instant,
     ) -> Summary {
         let config = Config::load(&options.root).unwrap_or_default();

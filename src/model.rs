@@ -199,23 +199,33 @@ fn check_segment(text: &str) -> Result<(), SlugError> {
     }
 }
 
+/// A text read back (from the build cache) that no longer is what it was written as.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotAsWritten {
+    #[error("not a slug: {0:?}")]
+    Slug(String),
+    #[error("not a web URL: {0:?}")]
+    WebUrl(String),
+}
+
 /// Read back (from the build cache) only if it still is a slug.
 impl TryFrom<String> for Slug {
-    type Error = String;
+    type Error = NotAsWritten;
 
-    fn try_from(text: String) -> Result<Slug, String> {
-        Slug::parse(&text).map_err(|_| format!("not a slug: {text:?}"))
+    fn try_from(text: String) -> Result<Slug, NotAsWritten> {
+        Slug::parse(&text).map_err(|_| NotAsWritten::Slug(text))
     }
 }
 
 /// Read back (from the build cache) only if it still is a safe URL.
 impl TryFrom<String> for WebUrl {
-    type Error = String;
+    type Error = NotAsWritten;
 
-    fn try_from(text: String) -> Result<WebUrl, String> {
-        WebUrl::parse(&text)
-            .filter(|url| url.0 == text)
-            .ok_or_else(|| format!("not a web URL: {text:?}"))
+    fn try_from(text: String) -> Result<WebUrl, NotAsWritten> {
+        match WebUrl::parse(&text) {
+            Some(url) if url.0 == text => Ok(url),
+            _ => Err(NotAsWritten::WebUrl(text)),
+        }
     }
 }
 

@@ -293,7 +293,7 @@ impl Scan {
     /// After a build that found nothing to do, the output left as it is: the cache is
     /// written again only if what it saw of the files changed (new times). Why it could
     /// not be, if so.
-    pub fn nothing_to_do(&self, written: &Written) -> Option<String> {
+    pub fn nothing_to_do(&self, written: &Written) -> Option<CacheNotWritten> {
         // What the cache saw of each file, as it is seen now (new times, same bytes).
         let now = by_path(self.content.iter().filter_map(Looked::seen));
         let content: Option<Vec<Seen>> = self
@@ -369,7 +369,7 @@ impl Scan {
         site: &Site,
         out: &Path,
         files: &[OutputFile],
-    ) -> Result<(), String> {
+    ) -> Result<(), CacheNotWritten> {
         let Saving { content, file } = saving.unwrap_or_else(|| self.begin_save());
         let written = Written {
             key: self.render_key,
@@ -441,7 +441,7 @@ impl Scan {
         content: Vec<Seen>,
         bodies: Bodies<'_>,
         written: Option<Written>,
-    ) -> Result<(), String> {
+    ) -> Result<(), CacheNotWritten> {
         let mut index = Index::new(self.scanned, self.theme.clone(), content, written);
         cache::write(&self.dir, &self.key, &mut index, bodies).map_err(|e| self.failed(e))
     }
@@ -454,7 +454,7 @@ impl Scan {
         file: io::Result<cache::Begun>,
         index: &mut Index,
         instead: impl FnOnce(&[Seen]) -> Option<Vec<&'a Loaded>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), CacheNotWritten> {
         let result = match file.and_then(|begun| begun.finish(index)) {
             Err(e) if e.kind() == io::ErrorKind::InvalidData => match instead(&index.content) {
                 Some(loaded) if loaded.len() == index.content.len() => {
@@ -468,12 +468,24 @@ impl Scan {
     }
 
     /// What the user is told when the cache cannot be written.
-    fn failed(&self, error: io::Error) -> String {
-        format!(
-            "could not write the build cache in {} ({error}): the site is complete, the next build starts from scratch",
-            self.dir.display()
-        )
+    fn failed(&self, error: io::Error) -> CacheNotWritten {
+        CacheNotWritten {
+            dir: self.dir.clone(),
+            reason: error.to_string(),
+        }
     }
+}
+
+/// The build cache could not be written: worth a warning, as the site is complete.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "could not write the build cache in {} ({reason}): the site is complete, the next build starts from scratch",
+    dir.display()
+)]
+pub struct CacheNotWritten {
+    dir: PathBuf,
+    /// The system's words for what failed.
+    reason: String,
 }
 
 /// The site as `cache` holds it, without its plan: what the last build's output shows.

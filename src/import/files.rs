@@ -899,7 +899,7 @@ impl Staged {
         for file in &self.files {
             if let Err(why) = file.still_as_planned(root) {
                 self.committed = false;
-                return Err(refuse(file, why));
+                return Err(refuse(file, why.to_string()));
             }
         }
         let moves: Vec<Move> = self
@@ -929,17 +929,26 @@ impl Staged {
     }
 }
 
+/// A file that is no longer as the writer read it: someone wrote there meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum Meanwhile {
+    #[error("a file of this name appeared meanwhile; nothing was written")]
+    Appeared,
+    #[error("the file changed meanwhile; nothing was written")]
+    Changed,
+}
+
 impl StagedFile {
-    fn still_as_planned(&self, root: &Path) -> Result<(), String> {
+    fn still_as_planned(&self, root: &Path) -> Result<(), Meanwhile> {
         let target = root.join(&self.target);
         match &self.original {
             None => match std::fs::symlink_metadata(&target) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                _ => Err("a file of this name appeared meanwhile; nothing was written".to_string()),
+                _ => Err(Meanwhile::Appeared),
             },
             Some(original) => match std::fs::read(&target) {
                 Ok(now) if now == *original => Ok(()),
-                _ => Err("the file changed meanwhile; nothing was written".into()),
+                _ => Err(Meanwhile::Changed),
             },
         }
     }

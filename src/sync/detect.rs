@@ -67,7 +67,7 @@ pub fn platform(page: &Url, delay: Duration) -> Result<Found, Refused> {
         retries: 0,
         ..Limits::default()
     };
-    let client = Client::new(limits).map_err(Refused::Cannot)?;
+    let client = Client::new(limits).map_err(|error| Refused::Cannot(error.to_string()))?;
     runtime.block_on(by_answer(&client, page, delay))
 }
 

@@ -97,21 +97,37 @@ pub struct Client {
     limits: Limits,
 }
 
+/// A redirect that is not followed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadRedirect {
+    #[error("more than {} redirects", MAX_REDIRECTS)]
+    TooMany,
+    #[error("a redirect loop back to {0}")]
+    Loop(Url),
+    #[error("a redirect from https down to {0}, which would send the request unencrypted")]
+    Down(Url),
+}
+
 /// Whether to follow a redirect from the last of `previous` to `next`.
-pub fn redirect_verdict(previous: &[Url], next: &Url) -> Result<(), String> {
+pub fn redirect_verdict(previous: &[Url], next: &Url) -> Result<(), BadRedirect> {
     if previous.len() > MAX_REDIRECTS {
-        return Err(format!("more than {MAX_REDIRECTS} redirects"));
+        return Err(BadRedirect::TooMany);
     }
     if previous.contains(next) {
-        return Err(format!("a redirect loop back to {next}"));
+        return Err(BadRedirect::Loop(next.clone()));
     }
     match previous.last() {
-        Some(from) if from.scheme() == "https" && next.scheme() != "https" => Err(format!(
-            "a redirect from https down to {next}, which would send the request unencrypted"
-        )),
+        Some(from) if from.scheme() == "https" && next.scheme() != "https" => {
+            Err(BadRedirect::Down(next.clone()))
+        }
         _ => Ok(()),
     }
 }
+
+/// An HTTP client that cannot be made (its TLS, say).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start an HTTP client: {0}")]
+pub struct NoClient(String);
 
 /// Why one attempt gave nothing: the user's words, and whether the server said anything.
 struct Miss {
@@ -144,7 +160,7 @@ enum Attempt {
 }
 
 impl Client {
-    pub fn new(limits: Limits) -> Result<Client, String> {
+    pub fn new(limits: Limits) -> Result<Client, NoClient> {
         // The TLS provider is chosen once per process; it is already there on a second call.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
@@ -162,7 +178,7 @@ impl Client {
                 },
             ))
             .build()
-            .map_err(|e| format!("cannot start an HTTP client: {}", reason(&e)))?;
+            .map_err(|e| NoClient(reason(&e)))?;
         Ok(Client { http, limits })
     }
 
@@ -369,25 +385,24 @@ mod tests {
         );
         let down = url("http://status.example.com/api/v2/incidents.json");
         let refused = redirect_verdict(std::slice::from_ref(&https), &down).unwrap_err();
-        assert!(refused.contains("https down to http://"), "{refused}");
+        assert_eq!(refused, BadRedirect::Down(down.clone()));
+        assert!(
+            refused.to_string().contains("https down to http://"),
+            "{refused}"
+        );
         // A page given as http may move up to https, or stay.
         assert_eq!(
             redirect_verdict(std::slice::from_ref(&down), &https),
             Ok(())
         );
-        assert!(
-            redirect_verdict(&[https.clone(), other.clone()], &https)
-                .unwrap_err()
-                .contains("loop")
+        assert_eq!(
+            redirect_verdict(&[https.clone(), other.clone()], &https),
+            Err(BadRedirect::Loop(https.clone()))
         );
         let chain: Vec<Url> = (0..=MAX_REDIRECTS)
             .map(|i| url(&format!("https://example.com/{i}")))
             .collect();
-        assert!(
-            redirect_verdict(&chain, &other)
-                .unwrap_err()
-                .contains("redirects")
-        );
+        assert_eq!(redirect_verdict(&chain, &other), Err(BadRedirect::TooMany));
         assert_eq!(redirect_verdict(&chain[..MAX_REDIRECTS], &other), Ok(()));
     }
 

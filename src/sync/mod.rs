@@ -147,7 +147,9 @@ pub fn run(
     }
     progress.set_length(followed.len() as u64);
     let mut pending: BTreeSet<String> = followed.iter().map(|f| f.slug.to_string()).collect();
-    let client = Arc::new(Client::new(options.limits.clone()).map_err(Error::Usage)?);
+    let client = Arc::new(
+        Client::new(options.limits.clone()).map_err(|error| Error::Usage(error.to_string()))?,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -612,7 +614,7 @@ fn name_provider(
     writer: &import::Writer,
     provider: &Followed,
     name: &str,
-) -> Option<Result<(String, PathBuf), String>> {
+) -> Option<Result<(String, PathBuf), providers::Unnamed>> {
     let name = import::text::one_line(name);
     if name.is_empty() {
         return None;

@@ -281,17 +281,15 @@ pub fn add(root: &Path, new: &NewProvider) -> Result<Added, Error> {
 /// Writes `name: <name>` (one line) into the provider's `_index.md`, which has none, as the first line
 /// of its front matter (in the file's own line ends); the file is replaced whole, and only if
 /// it still reads as it did. A `name:` line left empty is the user's: it is not touched.
-pub fn set_name(writer: &Writer, file: &Path, name: &str) -> Result<(), String> {
+pub fn set_name(writer: &Writer, file: &Path, name: &str) -> Result<(), Unnamed> {
     let root = writer.root();
     let path = root.join(file);
-    let shown = display_path(root, file);
-    let cannot = |why: &str| {
-        format!(
-            "{}: the name `{name}` was not written: {why}",
-            shown.display()
-        )
+    let cannot = |why: WhyUnnamed| Unnamed {
+        file: display_path(root, file),
+        name: name.to_string(),
+        why,
     };
-    let before = std::fs::read_to_string(&path).map_err(|e| cannot(&e.to_string()))?;
+    let before = std::fs::read_to_string(&path).map_err(|e| cannot(WhyUnnamed::Io(e)))?;
     let (bom, body) = match before.strip_prefix('\u{feff}') {
         Some(body) => ("\u{feff}", body),
         None => ("", before.as_str()),
@@ -300,28 +298,51 @@ pub fn set_name(writer: &Writer, file: &Path, name: &str) -> Result<(), String> 
         .into_iter()
         .find(|eol| body.starts_with(&format!("---{eol}")))
     else {
-        return Err(cannot("the file has no front matter"));
+        return Err(cannot(WhyUnnamed::NoFrontMatter));
     };
     let rest = &body[3 + eol.len()..];
     let front = rest.lines().take_while(|line| line.trim_end() != "---");
     if front.into_iter().any(|line| line.starts_with("name:")) {
-        return Err(cannot("its `name:` is empty; write the name there by hand"));
+        return Err(cannot(WhyUnnamed::EmptyName));
     }
     let after = format!("{bom}---{eol}name: {}{eol}{rest}", quoted(name));
     match content::load_bytes(root, file, after.clone().into_bytes()) {
         Ok(Loaded::Provider(_, info)) if info.name.as_deref() == Some(name) => {}
-        _ => return Err(cannot("the file would not read back with it")),
+        _ => return Err(cannot(WhyUnnamed::WouldNotReadBack)),
     }
     let temporary = staging_path(&path, Purpose::Sync);
     let _ = std::fs::remove_file(&temporary);
     let result = write_new(&temporary, &after)
-        .map_err(|e| e.to_string())
+        .map_err(WhyUnnamed::Io)
         .and_then(|()| match std::fs::read_to_string(&path) {
-            Ok(now) if now == before => {
-                std::fs::rename(&temporary, &path).map_err(|e| e.to_string())
-            }
-            _ => Err("the file changed meanwhile".into()),
+            Ok(now) if now == before => std::fs::rename(&temporary, &path).map_err(WhyUnnamed::Io),
+            _ => Err(WhyUnnamed::ChangedMeanwhile),
         });
     let _ = std::fs::remove_file(&temporary);
-    result.map_err(|why| cannot(&why))
+    result.map_err(cannot)
+}
+
+/// A name a status page gives that was not written into its provider's `_index.md`: a
+/// warning only, as the incidents are in.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: the name `{name}` was not written: {why}", file.display())]
+pub struct Unnamed {
+    file: PathBuf,
+    name: String,
+    why: WhyUnnamed,
+}
+
+/// Why a name was not written.
+#[derive(Debug, thiserror::Error)]
+enum WhyUnnamed {
+    #[error("{0}")]
+    Io(std::io::Error),
+    #[error("the file has no front matter")]
+    NoFrontMatter,
+    #[error("its `name:` is empty; write the name there by hand")]
+    EmptyName,
+    #[error("the file would not read back with it")]
+    WouldNotReadBack,
+    #[error("the file changed meanwhile")]
+    ChangedMeanwhile,
 }

@@ -25,7 +25,7 @@ pub enum Done {
         outcomes: Vec<Outcome>,
         /// The name the status page gives, written into an `_index.md` that had none (or
         /// why it was not: the incidents are in, so that is a warning only).
-        named: Option<Result<(String, PathBuf), String>>,
+        named: Option<Result<(String, PathBuf), super::providers::Unnamed>>,
     },
 }
 
