@@ -154,7 +154,7 @@ def hostile(driver, wait, site):
     if len(rows) != 1:
         problems.append(f"`AT&T` found {len(rows)} incidents, not the one")
     else:
-        title = rows[0].find_element(By.CSS_SELECTOR, "a.row-title").text
+        title = rows[0].find_element(By.CSS_SELECTOR, ".incident-row > div > a").text
         if title != HOSTILE_TITLE:
             problems.append(f"the title shows as {title!r}")
     made = driver.find_elements(By.CSS_SELECTOR, "#search-results img, #search-results script, #search-results b")
@@ -230,7 +230,7 @@ def by_date(driver, wait, site, many):
                 break
             more.click()
             wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#search-results > li")) > shown)
-        dates = [t.get_attribute("datetime") for t in driver.find_elements(By.CSS_SELECTOR, "#search-results .row-date")]
+        dates = [t.get_attribute("datetime") for t in driver.find_elements(By.CSS_SELECTOR, "#search-results .incident-row > time")]
         years = {date[:4] for date in dates}
         if len(dates) != many or dates != sorted(dates, reverse=newest) or len(years) < 2:
             problems.append(f"`the`, {order} first: {len(dates)} of {many} results, "
@@ -257,7 +257,7 @@ def by_reach(driver, wait, site, base, many):
         wait.until(lambda d: "not searched yet" in d.find_element(By.ID, "search-status").text)
         status = driver.find_element(By.ID, "search-status").text
         newest = shards_read(base)
-        years = {t.get_attribute("datetime")[:4] for t in driver.find_elements(By.CSS_SELECTOR, "#search-results .row-date")}
+        years = {t.get_attribute("datetime")[:4] for t in driver.find_elements(By.CSS_SELECTOR, "#search-results .incident-row > time")}
         if len(newest) != 1 or years != {next(iter(newest))} or f"in {next(iter(newest))}; older years" not in status:
             problems.append(f"a first search read {sorted(newest)} and shows {sorted(years)}: {status}")
         button = driver.find_element(By.ID, "search-older")
@@ -318,7 +318,7 @@ def main():
             problems.append(f"the search page's URL lacks the query: {driver.current_url}")
         settled(RARE)
         status, rows = results()
-        links = [r.find_element(By.CSS_SELECTOR, "a.row-title").get_attribute("href") for r in rows]
+        links = [r.find_element(By.CSS_SELECTOR, ".incident-row > div > a").get_attribute("href") for r in rows]
         if links != [site + RARE_INCIDENT]:
             problems.append(f"`{RARE}` found {links} ({status}), not only {site + RARE_INCIDENT}")
         loaded = shards_read(base)
@@ -328,7 +328,7 @@ def main():
             mark = rows[0].find_element(By.CSS_SELECTOR, ".excerpt mark").text
             if RARE not in mark.lower():
                 problems.append(f"the excerpt marks `{mark}`, not the word found")
-            rows[0].find_element(By.CSS_SELECTOR, "a.row-title").click()
+            rows[0].find_element(By.CSS_SELECTOR, ".incident-row > div > a").click()
             wait.until(lambda d: d.current_url == site + RARE_INCIDENT)
             if "Global outage" not in driver.find_element(By.TAG_NAME, "h1").text:
                 problems.append("the result did not lead to the incident")

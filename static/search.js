@@ -289,19 +289,19 @@ async function page(mine) {
 function row(result) {
   const li = el("li", "incident-row");
   const meta = result.meta ?? {};
-  const date = el("time", "row-date", meta.date ?? "");
+  const date = el("time", "", meta.date ?? "");
   if (/^\d{4}-\d{2}-\d{2}$/.test(meta.date)) date.dateTime = meta.date;
   li.append(date);
-  const main = el("div", "row-main");
-  const link = el("a", "row-title", meta.title ?? result.url);
+  const main = el("div");
+  const link = el("a", "", meta.title ?? result.url);
   link.href = result.url;
   main.append(link);
-  const facts = el("div", "row-meta");
+  const facts = el("div");
   const key = IMPACTS.includes(meta.impact_key) ? meta.impact_key : "none";
   const impact = el("span", `impact impact-${key}`, meta.impact ?? "");
   facts.append(impact, el("span", "row-provider", meta.provider ?? ""));
   main.append(facts, excerpt(result.excerpt ?? ""));
-  const duration = el("div", "row-duration", meta.duration ?? "");
+  const duration = el("span", "", meta.duration ?? "");
   if (meta.duration === "Ongoing") duration.replaceChildren(el("span", "ongoing-label", "Ongoing"));
   li.append(main, duration);
   return li;

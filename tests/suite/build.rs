@@ -1,6 +1,8 @@
 //! Whole builds of fixture sites, read back with real parsers.
 
-use crate::common::{SEED, Site, incident, mtimes, search_files_gone, select, stderr, text, tree};
+use crate::common::{
+    ROW_TITLE, SEED, Site, incident, mtimes, search_files_gone, select, stderr, text, tree,
+};
 
 #[test]
 fn the_seed_export_builds_as_is_with_every_fact_on_its_page() {
@@ -239,13 +241,13 @@ fn provider_pages_show_stats_and_group_by_year_newest_first() {
     let years: Vec<String> = select(&page, ".year-links a").iter().map(text).collect();
     assert_eq!(years, ["2024 3", "2023 1"], "each year links its page");
     let year = site.html("acme/2024/index.html");
-    let titles: Vec<String> = select(&year, ".row-title").iter().map(text).collect();
+    let titles: Vec<String> = select(&year, ROW_TITLE).iter().map(text).collect();
     assert_eq!(
         titles,
         ["M", "C", "B"],
         "the year page lists its year's incidents"
     );
-    let titles: Vec<String> = select(&page, ".row-title").iter().map(text).collect();
+    let titles: Vec<String> = select(&page, ROW_TITLE).iter().map(text).collect();
     assert_eq!(titles, ["M", "C", "B", "A"]);
     assert_eq!(
         select(&page, "a[href='https://status.acme.example']").len(),

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use serde_json::Value;
 
-use crate::common::{Site, select, stderr, text, tree};
+use crate::common::{ROW_TITLE, Site, select, stderr, text, tree};
 
 type Time = DateTime<Utc>;
 
@@ -334,7 +334,7 @@ fn day_pages_list_every_incident_active_that_day_and_only_those() {
         let page = scraper::Html::parse_document(
             std::str::from_utf8(&files[&format!("days/{day}/index.html")]).unwrap(),
         );
-        let listed: BTreeSet<String> = select(&page, ".incident-list .row-title")
+        let listed: BTreeSet<String> = select(&page, &format!(".incident-list {ROW_TITLE}"))
             .iter()
             .map(|a| a.value().attr("href").unwrap().to_string())
             .collect();
@@ -364,7 +364,7 @@ fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
             std::str::from_utf8(&files[&format!("{}/{}/index.html", fact.provider, fact.slug)])
                 .unwrap(),
         );
-        let shown: Vec<String> = select(&page, ".same-time .row-title")
+        let shown: Vec<String> = select(&page, &format!(".same-time {ROW_TITLE}"))
             .iter()
             .map(text)
             .collect();
@@ -432,7 +432,7 @@ fn at_the_same_time_puts_what_began_with_it_before_what_lasted_long() {
     ]);
     site.build(&[]);
     let page = site.html("github/down/index.html");
-    let shown: Vec<String> = select(&page, ".same-time .row-title")
+    let shown: Vec<String> = select(&page, &format!(".same-time {ROW_TITLE}"))
         .iter()
         .map(text)
         .collect();
@@ -465,7 +465,7 @@ fn a_component_named_with_a_slash_gets_its_page_link_and_api_entry() {
     );
     for link in &links {
         let page = site.html(&format!("{}index.html", &link[1..]));
-        assert_eq!(select(&page, ".row-title").len(), 1, "{link}");
+        assert_eq!(select(&page, ROW_TITLE).len(), 1, "{link}");
     }
     let api: Value = serde_json::from_str(&site.read("api/v1/twilio/components.json")).unwrap();
     let names: Vec<&str> = api["components"]
@@ -495,7 +495,7 @@ fn components_merge_by_slug_under_the_first_name_and_chips_link_them() {
     site.build(&[]);
     let page = site.html("acme/components/us-service-directory/index.html");
     assert_eq!(text(&select(&page, "h1")[0]), "US - Service Directory");
-    let titles: Vec<String> = select(&page, ".row-title").iter().map(text).collect();
+    let titles: Vec<String> = select(&page, ROW_TITLE).iter().map(text).collect();
     assert_eq!(titles, ["B", "A"]);
     let incident = site.html("acme/b/index.html");
     let chips: Vec<(String, String)> = select(&incident, ".chips a")

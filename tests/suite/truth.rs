@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Site, select, stderr, text};
+use crate::common::{ROW_TITLE, Site, select, stderr, text};
 
 /// An incident file of `provider`: front matter fields as written, and an optional body.
 fn file(provider: &str, slug: &str, fields: &str, body: &str) -> (String, String) {
@@ -210,12 +210,12 @@ fn a_stale_unresolved_incident_is_not_ongoing() {
     assert!(hero.contains("1 ongoing"), "{hero}");
     assert!(hero.contains("data through 2026-06-30"), "{hero}");
     let mesh = site.html("mesh/index.html");
-    let stale: Vec<String> = select(&mesh, "#unresolved .row-title")
+    let stale: Vec<String> = select(&mesh, &format!("#unresolved {ROW_TITLE}"))
         .iter()
         .map(text)
         .collect();
     assert_eq!(stale, ["stale"]);
-    let now: Vec<String> = select(&mesh, "#ongoing .row-title")
+    let now: Vec<String> = select(&mesh, &format!("#ongoing {ROW_TITLE}"))
         .iter()
         .map(text)
         .collect();
@@ -305,7 +305,7 @@ fn the_home_page_shows_ten_ongoing_cards_and_lists_the_rest() {
     site.build(&[]);
     let home = site.html("index.html");
     assert_eq!(select(&home, ".ongoing-card").len(), 10);
-    let rest: Vec<String> = select(&home, ".more-ongoing .row-title")
+    let rest: Vec<String> = select(&home, &format!(".more-ongoing {ROW_TITLE}"))
         .iter()
         .map(text)
         .collect();

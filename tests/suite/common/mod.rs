@@ -40,10 +40,11 @@ impl Site {
     /// latest, counts once).
     pub fn rows(&self, page: &str) -> usize {
         let html = self.html(page);
-        let links: std::collections::BTreeSet<&str> = select(&html, ".incident-list li .row-title")
-            .iter()
-            .filter_map(|a| a.value().attr("href"))
-            .collect();
+        let links: std::collections::BTreeSet<&str> =
+            select(&html, &format!(".incident-list {ROW_TITLE}"))
+                .iter()
+                .filter_map(|a| a.value().attr("href"))
+                .collect();
         links.len()
     }
 
@@ -160,6 +161,10 @@ fn each_file<T>(dir: &Path, read: impl Fn(&Path) -> T) -> BTreeMap<String, T> {
         })
         .collect()
 }
+
+/// An incident's title in a list row: the link in the row's middle part (rows name their
+/// parts by place, not by class).
+pub const ROW_TITLE: &str = ".incident-row > div > a";
 
 pub fn select<'a>(html: &'a scraper::Html, css: &str) -> Vec<scraper::ElementRef<'a>> {
     let selector = scraper::Selector::parse(css).unwrap_or_else(|e| panic!("{css}: {e:?}"));
