@@ -80,8 +80,8 @@ pub enum Error {
     #[error("{0}")]
     Invalid(Diagnostics),
     /// The command cannot run as asked: exit code 2.
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(Misuse),
     /// Writing the output failed; it holds the complete old site (or the new one, with
     /// a warning): exit code 1.
     #[error(transparent)]
@@ -91,12 +91,42 @@ pub enum Error {
     Search(search::Error),
 }
 
+impl Error {
+    /// The exit code that says it: 2 for a command that cannot run as asked, 1 for the
+    /// rest.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            Error::Invalid(_) | Error::Output(_) | Error::Search(_) => 1,
+        }
+    }
+}
+
+/// A build that cannot run as asked: the folders given, not the content, are wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Misuse {
+    #[error(transparent)]
+    NoSite(#[from] crate::content::NoSite),
+    /// Something of the user's is in the way of the output.
+    #[error(transparent)]
+    InTheWay(output::Error),
+    #[error(
+        "refusing to keep the build cache in {}: it is inside the output folder, which is published",
+        .0.display()
+    )]
+    CacheInOutput(PathBuf),
+    #[error(
+        "refusing to build into {}: it holds the site's own files, and a build replaces the output folder as a whole",
+        .0.display()
+    )]
+    OutputHoldsSite(PathBuf),
+}
+
 impl From<output::Error> for Error {
     fn from(error: output::Error) -> Error {
         match error {
-            // Something of the user's is in the way: the command cannot run as asked.
             output::Error::InTheWay { .. } | output::Error::MountPoint(_) => {
-                Error::Usage(error.to_string())
+                Error::Usage(Misuse::InTheWay(error))
             }
             other => Error::Output(other),
         }
@@ -121,10 +151,7 @@ pub fn build_and_keep(options: &Options, progress: &ProgressBar) -> Result<(Summ
     if let Some(cache) = &options.cache_dir
         && resolved(cache).starts_with(resolved(&out_dir))
     {
-        return Err(Error::Usage(format!(
-            "refusing to keep the build cache in {}: it is inside the output folder, which is published",
-            cache.display()
-        )));
+        return Err(Error::Usage(Misuse::CacheInOutput(cache.clone())));
     }
     run(options, Some(&out_dir), progress)
 }
@@ -159,7 +186,7 @@ fn run(
     progress: &ProgressBar,
 ) -> Result<(Summary, Made), Error> {
     let start = Instant::now();
-    crate::content::require_dir(&options.root).map_err(|error| Error::Usage(error.to_string()))?;
+    crate::content::require_dir(&options.root).map_err(|error| Error::Usage(error.into()))?;
     let output = match out_dir {
         Some(dir) => Some(Output::open(&resolved(dir), || {
             // Said once, as cargo does, so a build that seems stuck says why.
@@ -430,10 +457,7 @@ fn check_output_dir(root: &Path, out_dir: &Path) -> Result<(), Error> {
     // Resolved each: a `content/` that is a link to elsewhere is still the site's own.
     let protected = [CONTENT_DIR, TEMPLATES_DIR, STATIC_DIR].map(|dir| resolved(&root.join(dir)));
     if root.starts_with(&out) || protected.iter().any(|dir| out.starts_with(dir)) {
-        return Err(Error::Usage(format!(
-            "refusing to build into {}: it holds the site's own files, and a build replaces the output folder as a whole",
-            out_dir.display()
-        )));
+        return Err(Error::Usage(Misuse::OutputHoldsSite(out_dir.to_path_buf())));
     }
     Ok(())
 }

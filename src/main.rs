@@ -355,23 +355,9 @@ fn finish(result: Result<Summary, Error>, done: Done) -> ExitCode {
             println!("{}", summary_line(done, &summary));
             ExitCode::SUCCESS
         }
-        Err(Error::Invalid(diagnostics)) => {
-            diagnostics.eprint();
-            ExitCode::from(1)
-        }
-        Err(error @ Error::Usage(_)) => {
-            eprintln!("error: {error}");
-            ExitCode::from(2)
-        }
-        Err(error @ (Error::Output(_) | Error::Search(_))) => {
-            eprintln!("error: {error}");
-            ExitCode::from(1)
-        }
+        Err(Error::Invalid(diagnostics)) => invalid(diagnostics),
+        Err(error) => failed(&error, error.exit_code()),
     }
-}
-
-fn usage_error(message: &str) -> ExitCode {
-    failed(&message, 2)
 }
 
 /// Says what went wrong, once, and exits with `code`.
@@ -396,7 +382,7 @@ fn import(request: &import::Request) -> ExitCode {
                 _ => ExitCode::from(SOME_FAILED),
             }
         }
-        Err(import::Error::Usage(message)) => usage_error(&message),
+        Err(import::Error::Usage(misuse)) => failed(&misuse, 2),
         Err(import::Error::Invalid(errors)) => invalid(Diagnostics(errors)),
     }
 }
@@ -434,7 +420,7 @@ fn sync(options: &sync::Options) -> ExitCode {
                 _ => ExitCode::from(SOME_FAILED),
             }
         }
-        Err(sync::Error::Usage(message)) => usage_error(&message),
+        Err(error) => failed(&error, error.exit_code()),
     }
 }
 

@@ -237,9 +237,32 @@ pub struct Request<'a> {
 #[derive(Debug)]
 pub enum Error {
     /// The command was wrong (exit 2).
-    Usage(String),
+    Usage(Misuse),
     /// The payload or the archive is (exit 1).
     Invalid(Vec<Diagnostic>),
+}
+
+/// An import that cannot run as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum Misuse {
+    #[error("cannot read {}: {source}", file.display())]
+    Read {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{} is over {} MiB, more than any status page's history; is it the right file?",
+        .0.display(),
+        payload::MAX_PAYLOAD_BYTES >> 20
+    )]
+    TooBig(PathBuf),
+    #[error("the payload does not name its page: pass --provider SLUG")]
+    Unnamed,
+    #[error("the provider `{name}` {reason}")]
+    Provider {
+        name: String,
+        reason: crate::model::SlugError,
+    },
 }
 
 /// What an import did, incident by incident.
@@ -418,12 +441,14 @@ pub fn run(request: &Request) -> Result<Report, Error> {
     } = parse(request.platform, file, &text, None)
         .map_err(|diagnostic| Error::Invalid(vec![diagnostic]))?;
     let Some(name) = request.provider.map(str::to_string).or(page.clone()) else {
-        return Err(Error::Usage(
-            "the payload does not name its page: pass --provider SLUG".into(),
-        ));
+        return Err(Error::Usage(Misuse::Unnamed));
     };
-    let provider =
-        Slug::from_name(&name).map_err(|e| Error::Usage(format!("the provider `{name}` {e}")))?;
+    let provider = Slug::from_name(&name).map_err(|reason| {
+        Error::Usage(Misuse::Provider {
+            name: name.clone(),
+            reason,
+        })
+    })?;
     let writer = Writer::take(request.root, waiting).map_err(|e| Error::Invalid(vec![e]))?;
     let mut index = Index::load(&writer).map_err(Error::Invalid)?;
     let outcomes = merge(&writer, &mut index, &provider, file, incidents, Mode::Write)

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use url::Url;
 
-use super::Error;
+use super::{Error, Misuse};
 use crate::content::source::{TextError, decode_text};
 use crate::diagnostics::Diagnostic;
 
@@ -64,17 +64,18 @@ pub(crate) fn read_json<T: DeserializeOwned>(
 
 /// A payload file's bytes, at most [`MAX_PAYLOAD_BYTES`].
 pub(super) fn read_file(file: &Path) -> Result<Vec<u8>, Error> {
-    let cannot = |e: std::io::Error| Error::Usage(format!("cannot read {}: {e}", file.display()));
+    let cannot = |source| {
+        Error::Usage(Misuse::Read {
+            file: file.to_path_buf(),
+            source,
+        })
+    };
     let mut bytes = Vec::new();
     std::fs::File::open(file)
         .and_then(|f| f.take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut bytes))
         .map_err(cannot)?;
     if bytes.len() > MAX_PAYLOAD_BYTES {
-        return Err(Error::Usage(format!(
-            "{} is over {} MiB, more than any status page's history; is it the right file?",
-            file.display(),
-            MAX_PAYLOAD_BYTES >> 20
-        )));
+        return Err(Error::Usage(Misuse::TooBig(file.to_path_buf())));
     }
     Ok(bytes)
 }

@@ -68,11 +68,25 @@ pub const BATCH: usize = 50;
 /// A progress line is told each time so many more incidents of a history are fetched.
 const PROGRESS_EVERY: usize = 100;
 
-/// Why a sync did nothing at all.
-#[derive(Debug)]
+/// Why a sync did nothing at all: the command, not a provider, is wrong (exit code 2).
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The command was wrong (exit 2).
-    Usage(String),
+    #[error(transparent)]
+    Providers(#[from] providers::Error),
+    /// The archive's lock could not be taken.
+    #[error("{0}")]
+    Lock(Diagnostic),
+    #[error(transparent)]
+    Client(#[from] fetch::NoClient),
+    #[error("cannot start the network runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+impl Error {
+    /// A usage error: the exit code is 2.
+    pub fn exit_code(&self) -> u8 {
+        2
+    }
 }
 
 /// A provider and what its endpoints said last time, in [`Followed::endpoints`] order.
@@ -123,11 +137,9 @@ pub fn run(
     progress: &ProgressBar,
     mut each: impl FnMut(&Synced),
 ) -> Result<Summary, Error> {
-    let selection = providers::followed(&options.root, &options.providers)
-        .map_err(|error| Error::Usage(error.to_string()))?;
+    let selection = providers::followed(&options.root, &options.providers)?;
     // Before anything is fetched, so a sync that waited merges into what the other wrote.
-    let writer = import::Writer::take(&options.root, import::waiting)
-        .map_err(|e| Error::Usage(e.to_string()))?;
+    let writer = import::Writer::take(&options.root, import::waiting).map_err(Error::Lock)?;
     let mut summary = Summary::default();
     summary.warnings.extend(writer.recovered.iter().cloned());
     let (mut state, warning) = State::load(&options.state_dir);
@@ -147,14 +159,12 @@ pub fn run(
     }
     progress.set_length(followed.len() as u64);
     let mut pending: BTreeSet<String> = followed.iter().map(|f| f.slug.to_string()).collect();
-    let client = Arc::new(
-        Client::new(options.limits.clone()).map_err(|error| Error::Usage(error.to_string()))?,
-    );
+    let client = Arc::new(Client::new(options.limits.clone())?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start the network runtime: {e}")))?;
+        .map_err(Error::Runtime)?;
     let mut hosts: BTreeMap<String, Vec<Asked>> = BTreeMap::new();
     for provider in followed {
         let known = provider
