@@ -19,7 +19,7 @@ use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::routes;
 use crate::search;
-use crate::site::{Options, Site, Update, render_pages};
+use crate::site::{Options, Rerendered, Site, render_pages};
 
 /// What a build did, for the summary line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -384,7 +384,7 @@ type Listed = Vec<(String, Result<bool, output::Error>)>;
 /// The files of the last build (`written`, from its manifest), with what an update
 /// rendered again in place of theirs and what it removed gone, with their compressed
 /// siblings (but not the site's `own` files of those names).
-fn updated(written: &[String], update: Update<Listed>, own: &HashSet<String>) -> Listed {
+fn updated(written: &[String], update: Rerendered<Listed>, own: &HashSet<String>) -> Listed {
     let mut listed: BTreeMap<String, Result<bool, output::Error>> = written
         .iter()
         .map(|path| (path.clone(), Ok(false)))

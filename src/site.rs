@@ -122,7 +122,7 @@ pub struct Site {
 
 /// What one update did.
 #[derive(Debug, Default)]
-pub struct Update<T = (String, Vec<u8>)> {
+pub struct Rerendered<T = (String, Vec<u8>)> {
     /// Pages rendered again, as the caller took them (by default their paths and bytes).
     pub rendered: Vec<T>,
     /// Paths that no longer belong to the site.
@@ -253,7 +253,7 @@ impl Site {
     /// Applies changed paths (files or folders, created, edited or deleted) and renders the
     /// pages they touch. On an error the site stays as it was, but remembers what it read,
     /// so fixing the file is enough for a later update to succeed.
-    pub fn update(&mut self, changed: &[PathBuf]) -> Result<Update, Diagnostics> {
+    pub fn update(&mut self, changed: &[PathBuf]) -> Result<Rerendered, Diagnostics> {
         self.update_with(changed, |page, bytes| (page.path.clone(), bytes))
     }
 
@@ -264,7 +264,7 @@ impl Site {
         &mut self,
         files: Changes,
         each: impl Fn(&Page, Vec<u8>) -> T + Sync,
-    ) -> Result<Update<T>, Diagnostics> {
+    ) -> Result<Rerendered<T>, Diagnostics> {
         for (path, loaded) in files {
             self.set_file(path, loaded);
         }
@@ -276,7 +276,7 @@ impl Site {
         &mut self,
         changed: &[PathBuf],
         each: impl Fn(&Page, Vec<u8>) -> T + Sync,
-    ) -> Result<Update<T>, Diagnostics> {
+    ) -> Result<Rerendered<T>, Diagnostics> {
         let root = self.options.root.clone();
         let relative: Vec<PathBuf> = changed
             .iter()
@@ -413,7 +413,7 @@ impl Site {
         }
         self.pending_content = Pending::default();
         (self.pending_templates, self.pending_static) = (false, false);
-        Ok(Update { rendered, removed })
+        Ok(Rerendered { rendered, removed })
     }
 
     /// Sets what a content file gives (`None`: it is gone), remembering what it gave.
@@ -494,7 +494,7 @@ impl Site {
     fn reload_all<T: Send>(
         &mut self,
         each: impl Fn(&Page, Vec<u8>) -> T + Sync,
-    ) -> Result<Update<T>, Diagnostics> {
+    ) -> Result<Rerendered<T>, Diagnostics> {
         let fresh = Site::load(&self.options)?;
         let pages: Vec<&Page> = fresh.pages.iter().collect();
         let rendered = render_pages(&fresh.renderer(), &pages, each)?;
@@ -507,7 +507,7 @@ impl Site {
             .cloned()
             .collect();
         *self = fresh;
-        Ok(Update { rendered, removed })
+        Ok(Rerendered { rendered, removed })
     }
 
     /// Reads again the changed content files, and the files of folders that appeared; drops

@@ -28,7 +28,7 @@ use crate::model::{Incident, Slug, Source, Timestamp, Update, WebUrl};
 /// [conflict](Change::Conflict): nothing is written for it.
 pub fn write(
     writer: &Writer,
-    index: &mut Index,
+    index: &mut Known,
     provider: &Slug,
     incidents: &[Imported],
     mode: Mode,
@@ -105,7 +105,7 @@ type Held = (PathBuf, Arc<Incident>);
 /// The incidents already in `content/`, by source identity: read once (a sync of many
 /// providers does not read the archive again for each), kept current by [`write`].
 #[derive(Default)]
-pub struct Index {
+pub struct Known {
     by_source: BTreeMap<(String, String), Vec<Held>>,
     /// Files that do not load, with their text, in case one holds an incident imported now.
     broken: Vec<(PathBuf, String, String)>,
@@ -121,11 +121,11 @@ pub struct Index {
     pages: BTreeMap<Slug, String>,
 }
 
-impl Index {
+impl Known {
     /// Reads every file under `content/`, while `writer` keeps other writers out.
-    pub fn load(writer: &Writer) -> Result<Index, Vec<Diagnostic>> {
+    pub fn load(writer: &Writer) -> Result<Known, Vec<Diagnostic>> {
         let root = writer.root();
-        let mut index = Index::default();
+        let mut index = Known::default();
         if std::fs::symlink_metadata(root.join(CONTENT_DIR)).is_err() {
             return Ok(index);
         }
@@ -325,7 +325,7 @@ fn free_id(
     root: &Path,
     provider: &Slug,
     incident: &Imported,
-    index: &Index,
+    index: &Known,
     new_ids: &BTreeMap<String, PathBuf>,
 ) -> Result<(), Diagnostic> {
     let id = &incident.source.id;
@@ -389,7 +389,7 @@ fn new_path(
     folder: &Path,
     provider: &Slug,
     incident: &Imported,
-    index: &Index,
+    index: &Known,
     taken: &BTreeSet<PathBuf>,
 ) -> Result<PathBuf, Diagnostic> {
     let date = incident.started.format("%Y-%m-%d");

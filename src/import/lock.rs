@@ -75,7 +75,7 @@ fn is_staging_name(name: &str) -> bool {
 }
 
 /// The archive's write lock, held while a command may write `content/`; what it needs to
-/// write (an import's [`Index`](super::Index) and commit) takes it as proof.
+/// write (an import's [`Known`](super::Known) and commit) takes it as proof.
 pub struct Writer {
     root: PathBuf,
     _lock: File,

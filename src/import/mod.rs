@@ -40,7 +40,7 @@ use crate::diagnostics::{Diagnostic, count};
 use crate::model::{Impact, Platform, Slug, Source, Timestamp, Update, WebUrl};
 
 pub(crate) use files::write_new;
-pub use files::{Index, create_file};
+pub use files::{Known, create_file};
 pub use lock::Writer;
 pub use payload::{MAX_PAYLOAD_BYTES, payload_text, under};
 pub(crate) use payload::{id_text, read_json};
@@ -450,7 +450,7 @@ pub fn run(request: &Request) -> Result<Report, Error> {
         })
     })?;
     let writer = Writer::take(request.root, waiting).map_err(|e| Error::Invalid(vec![e]))?;
-    let mut index = Index::load(&writer).map_err(Error::Invalid)?;
+    let mut index = Known::load(&writer).map_err(Error::Invalid)?;
     let outcomes = merge(&writer, &mut index, &provider, file, incidents, Mode::Write)
         .map_err(Error::Invalid)?;
     let described = describe(
@@ -540,7 +540,7 @@ pub fn waiting() {
 /// [writes](write) it: nothing at all when any incident could not be held by a file.
 pub fn merge(
     writer: &Writer,
-    index: &mut Index,
+    index: &mut Known,
     provider: &Slug,
     origin: &Path,
     incidents: Vec<Imported>,
@@ -570,7 +570,7 @@ pub enum Mode {
 /// `content/<provider>/`; not into another provider's.
 pub fn write(
     writer: &Writer,
-    index: &mut Index,
+    index: &mut Known,
     provider: &Slug,
     incidents: Vec<Imported>,
     mode: Mode,

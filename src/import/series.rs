@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::Imported;
-use super::files::Index;
+use super::files::Known;
 use crate::insight::severity;
 use crate::model::{Impact, Incident, Source, Timestamp};
 
@@ -65,7 +65,7 @@ pub(super) fn worse(a: Impact, b: Impact) -> Impact {
 /// if that one was not resolved before it began. Else it is the archive's incident that
 /// overlaps it (one with no resolution counts as open until [`SERIES_GAP`] after its last
 /// update), if any.
-pub(super) fn join(index: &Index, incidents: &mut [Imported]) {
+pub(super) fn join(index: &Known, incidents: &mut [Imported]) {
     let mut order: Vec<usize> = (0..incidents.len())
         .filter(|&i| incidents[i].continues.is_some())
         .collect();
@@ -133,7 +133,7 @@ mod tests {
             ),
             aws("ec2-us-east-1_9", "2026-03-03T00:00:00Z", None),
         ];
-        join(&Index::default(), &mut incidents);
+        join(&Known::default(), &mut incidents);
         let ids: Vec<&str> = incidents.iter().map(|i| i.source.id.as_str()).collect();
         // The part begun at 3:00 is the event begun at 1:00, which the one begun at 5 is
         // too (the event was not over); it ends at 01:00 the next day, so 9 is another.

@@ -93,7 +93,7 @@ impl Assemble<'_> {
         files: &[OutputFile],
         paths: &[&Path],
         new: &PathSet,
-        kept: &[(&Path, &Kind)],
+        kept: &[(&Path, &EntryKind)],
         manifest: &str,
     ) -> Result<(), Error> {
         let tree = self.tree;
@@ -129,7 +129,7 @@ impl Assemble<'_> {
         for (relative, kind) in kept {
             let to = tree.join(relative);
             carry(&self.out.join(relative), &to, kind)?;
-            if let Kind::Dir(mode) = kind {
+            if let EntryKind::Dir(mode) = kind {
                 modes.push((to, mode.clone()));
             }
         }

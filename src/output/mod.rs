@@ -242,7 +242,12 @@ impl Output {
         // pages rendered is theirs and is carried over like the rest.
         let now = walk(&self.out)?;
         for (path, kind) in &now {
-            match fate(path, matches!(kind, Kind::Dir(_)), &new, self.old.written()) {
+            match fate(
+                path,
+                matches!(kind, EntryKind::Dir(_)),
+                &new,
+                self.old.written(),
+            ) {
                 Fate::Ours => {}
                 Fate::Removed => removed += 1,
                 Fate::Kept => kept.push((path.as_path(), kind)),

@@ -40,7 +40,7 @@ pub(super) fn open_nofollow(path: &Path) -> io::Result<File> {
 
 /// An entry of the old output folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(super) enum EntryKind {
     File,
     Dir(fs::Permissions),
     Symlink,

@@ -55,7 +55,7 @@ pub(super) struct Old {
     pub(super) dir: Option<rustix::fd::OwnedFd>,
     /// Every entry, parents before children, none reached through a symlink: listed when
     /// first asked for (a build that changes a few files never needs the whole list).
-    pub(super) entries: std::sync::OnceLock<BTreeMap<PathBuf, Kind>>,
+    pub(super) entries: std::sync::OnceLock<BTreeMap<PathBuf, EntryKind>>,
     /// The previous build's manifest, as read.
     pub(super) manifest: Option<Vec<u8>>,
     /// What it lists, made when first asked for (a build that changes a few files only
@@ -133,7 +133,7 @@ impl Old {
             // lists it again and says why.
             walk(&self.out).unwrap_or_default()
         });
-        matches!(entries.get(path), Some(Kind::File))
+        matches!(entries.get(path), Some(EntryKind::File))
     }
 }
 
@@ -153,7 +153,7 @@ pub(super) fn root_of(out: &Path) -> Result<Option<fs::Metadata>, Error> {
 
 /// Every entry of the output folder, parents before children, none reached through a
 /// symlink; an error for a mount point inside it.
-pub(super) fn walk(out: &Path) -> Result<BTreeMap<PathBuf, Kind>, Error> {
+pub(super) fn walk(out: &Path) -> Result<BTreeMap<PathBuf, EntryKind>, Error> {
     let Some(root) = root_of(out)? else {
         return Ok(BTreeMap::new());
     };
@@ -172,13 +172,13 @@ pub(super) fn walk(out: &Path) -> Result<BTreeMap<PathBuf, Kind>, Error> {
             if meta.dev() != root.dev() {
                 return Err(Error::MountPoint(entry.into_path()));
             }
-            Kind::Dir(meta.permissions())
+            EntryKind::Dir(meta.permissions())
         } else if file_type.is_file() {
-            Kind::File
+            EntryKind::File
         } else if file_type.is_symlink() {
-            Kind::Symlink
+            EntryKind::Symlink
         } else {
-            Kind::Other
+            EntryKind::Other
         };
         let relative = entry.path().strip_prefix(out).unwrap_or(entry.path());
         entries.insert(relative.to_path_buf(), kind);
@@ -351,16 +351,16 @@ pub(super) fn link_or_copy(from: &Path, to: &Path) -> Result<(), Error> {
 }
 
 /// Carries an entry of the user's from the old tree into the new one.
-pub(super) fn carry(from: &Path, to: &Path, kind: &Kind) -> Result<(), Error> {
+pub(super) fn carry(from: &Path, to: &Path, kind: &EntryKind) -> Result<(), Error> {
     if let Some(parent) = to.parent() {
         fs::create_dir_all(parent).map_err(io_at("create", parent))?;
     }
     match kind {
-        Kind::Dir(_) => fs::create_dir_all(to).map_err(io_at("create", to)),
-        Kind::File => link_or_copy(from, to),
-        Kind::Symlink => fs::read_link(from)
+        EntryKind::Dir(_) => fs::create_dir_all(to).map_err(io_at("create", to)),
+        EntryKind::File => link_or_copy(from, to),
+        EntryKind::Symlink => fs::read_link(from)
             .and_then(|target| std::os::unix::fs::symlink(target, to))
             .map_err(io_at("copy", from)),
-        Kind::Other => fs::hard_link(from, to).map_err(io_at("carry over", from)),
+        EntryKind::Other => fs::hard_link(from, to).map_err(io_at("carry over", from)),
     }
 }

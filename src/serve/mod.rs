@@ -4,7 +4,7 @@
 //! while the last good site stays served. Nothing is written to disk.
 
 mod http;
-mod search;
+mod indexer;
 mod watch;
 
 use std::any::Any;
@@ -140,7 +140,7 @@ pub fn run(options: ServeOptions) -> Result<(), Error> {
         base_path,
     });
 
-    let indexer = search::Indexer::start(Arc::clone(&shared));
+    let indexer = indexer::Indexer::start(Arc::clone(&shared));
     let start = Instant::now();
     let mut site = full_build(&build_options, &shared);
     if let Some(site) = &site {

@@ -605,14 +605,14 @@ fn merge_answers(
 /// The archive's incidents, read when first needed, under the lock.
 struct Archive<'a> {
     writer: &'a import::Writer,
-    index: Option<import::Index>,
+    index: Option<import::Known>,
 }
 
 impl Archive<'_> {
-    fn index(&mut self) -> Result<&mut import::Index, Vec<Diagnostic>> {
+    fn index(&mut self) -> Result<&mut import::Known, Vec<Diagnostic>> {
         let index = match self.index.take() {
             Some(index) => index,
-            None => import::Index::load(self.writer)?,
+            None => import::Known::load(self.writer)?,
         };
         Ok(self.index.insert(index))
     }
