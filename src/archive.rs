@@ -8,8 +8,8 @@ use chrono::{Datelike, NaiveDate};
 use foldhash::HashSet;
 
 use crate::content::Content;
-use crate::insight::{self, Period, Scope};
 use crate::model::{Duration, Impact, Incident, ProviderInfo, Slug, Timestamp};
+use crate::numbers::{self, Period, Scope};
 
 mod span;
 pub use span::YEARS_APART;
@@ -154,7 +154,7 @@ impl Archive {
         use rayon::prelude::*;
         let mut incidents = content.incidents;
         incidents.par_sort_by(|a, b| newest_first(a, b));
-        let through = incidents.par_iter().map(|i| insight::end(i)).max();
+        let through = incidents.par_iter().map(|i| numbers::end(i)).max();
         let years = span(&incidents);
         let updated = incidents.par_iter().map(|i| i.updated()).collect();
         let mut infos: BTreeMap<Slug, ProviderInfo> = content.providers.into_iter().collect();
@@ -261,7 +261,7 @@ impl Archive {
             owners.push(p);
             incidents.push(new);
         }
-        let through = incidents.par_iter().map(|i| insight::end(i)).max();
+        let through = incidents.par_iter().map(|i| numbers::end(i)).max();
         let years = span(&incidents);
         if through != self.through || years != self.years {
             touched.fill(true);
@@ -469,7 +469,7 @@ fn days(incidents: &[Arc<Incident>], span: &[i32]) -> Vec<Day> {
     let mut touched: Vec<(NaiveDate, IncidentIx)> = IncidentIx::all(incidents.len())
         .zip(incidents)
         .flat_map(|(index, incident)| {
-            let (first, last) = insight::days(incident);
+            let (first, last) = numbers::days(incident);
             first
                 .iter_days()
                 .take_while(move |d| *d <= last)
@@ -514,7 +514,7 @@ fn coverage(
     reach: Reach,
 ) -> Option<(Timestamp, Timestamp)> {
     let first = list.last().map(|&i| incidents[i].started)?;
-    let last = list.iter().map(|&i| insight::end(&incidents[i])).max()?;
+    let last = list.iter().map(|&i| numbers::end(&incidents[i])).max()?;
     let from = info.since.map_or(first, |since| since.min(first));
     let to = match (info.is_synced(), info.until) {
         (_, Some(until)) => until.max(last),
@@ -524,7 +524,7 @@ fn coverage(
     Some((from, to))
 }
 
-/// The components each incident of a provider names, for [`insight::merge_parts`].
+/// The components each incident of a provider names, for [`numbers::merge_parts`].
 #[derive(Clone, Copy)]
 struct Parts<'a> {
     /// By position in the provider's list: the components it names, by position.
@@ -618,13 +618,13 @@ impl Stats {
         parts: Option<Parts>,
     ) -> Stats {
         let all = || list.iter().map(|&i| &*incidents[i]);
-        let any = insight::merge(all());
+        let any = numbers::merge(all());
         let by_parts = parts.map(|parts| {
             let named = list
                 .iter()
                 .zip(parts.named)
                 .map(|(&i, named)| (&*incidents[i], named.as_slice()));
-            insight::merge_parts(named, parts.count)
+            numbers::merge_parts(named, parts.count)
         });
         let scope = Scope {
             coverage,
@@ -635,7 +635,7 @@ impl Stats {
         let first_year = list
             .last()
             .map_or(end.year(), |&i| incidents[i].started.year());
-        let year_start = |y: i32| insight::month_start(y, 1).unwrap_or(end).min(end);
+        let year_start = |y: i32| numbers::month_start(y, 1).unwrap_or(end).min(end);
         let started_in = |from: Timestamp, to: Timestamp| {
             // Newest first: those started in [from, to) are one run of the list; a period
             // that ends at the archive's end holds what started at that very instant too.
@@ -664,14 +664,14 @@ impl Stats {
             .collect();
         let mut month_list = Vec::new();
         if parts.is_some() && !list.is_empty() {
-            let last = insight::month_of(end);
-            let start = |(y, m): (i32, u32)| insight::month_start(y, m).unwrap_or(end).min(end);
+            let last = numbers::month_of(end);
+            let start = |(y, m): (i32, u32)| numbers::month_start(y, m).unwrap_or(end).min(end);
             let each = shown
                 .iter()
                 .rev()
                 .flat_map(|&y| (1..=12).map(move |m| (y, m)));
             for month in each.take_while(|&month| month <= last) {
-                let period = period(start(month), start(insight::next_month(month.0, month.1)));
+                let period = period(start(month), start(numbers::next_month(month.0, month.1)));
                 // Months before the first incident are left out.
                 if !month_list.is_empty() || period.incidents > 0 {
                     month_list.push((month, period));
@@ -686,7 +686,7 @@ impl Stats {
             among
                 .iter()
                 .filter(|&&i| matches!(incidents[i].impact, Impact::Critical | Impact::Major))
-                .filter_map(|&i| insight::recorded_duration(&incidents[i]).map(|d| (d, i)))
+                .filter_map(|&i| numbers::recorded_duration(&incidents[i]).map(|d| (d, i)))
                 // The longest; among equals, the newest.
                 .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
                 .map(|(_, i)| i)

@@ -704,12 +704,12 @@ impl Dirty {
         let mut days = BTreeSet::new();
         let mut parts: HashMap<&str, Parts> = HashMap::default();
         let mut add = |incident: &'a Incident| {
-            let (first, last) = crate::insight::days(incident);
+            let (first, last) = crate::numbers::days(incident);
             days.extend(first.iter_days().take_while(|d| *d <= last));
             let part = parts.entry(incident.provider.as_str()).or_default();
             // Every year it counts in, to its end: it lists itself on ten years of days at
             // most, but its downtime counts in full.
-            let end = crate::insight::end(incident).year();
+            let end = crate::numbers::end(incident).year();
             let counted = first.year()..=last.year().max(end);
             part.years
                 .extend(after.years.iter().filter(|y| counted.contains(y)));
@@ -729,8 +729,8 @@ impl Dirty {
                     if !views
                         .incidents
                         .shows_differently(n, &old_views.incidents, o)
-                        && crate::insight::days(&before.incidents[o])
-                            == crate::insight::days(incident) =>
+                        && crate::numbers::days(&before.incidents[o])
+                            == crate::numbers::days(incident) =>
                 {
                     same.insert(o);
                 }

@@ -9,8 +9,8 @@ use chrono::Datelike;
 
 use super::{Archive, Rules};
 use crate::diagnostics::Diagnostic;
-use crate::insight;
 use crate::model::{Impact, Incident, Timestamp};
+use crate::numbers;
 
 /// Runs of more than this many years without an incident are left out of the pages that
 /// span years, so two dates far apart cost two years of pages, not every year between.
@@ -58,7 +58,7 @@ impl<'a> Reach<'a> {
 pub(super) fn span(incidents: &[Arc<Incident>]) -> Vec<i32> {
     let held: std::collections::BTreeSet<i32> = incidents
         .iter()
-        .flat_map(|i| [i.started.year(), insight::end(i).year()])
+        .flat_map(|i| [i.started.year(), numbers::end(i).year()])
         .collect();
     let mut years: Vec<i32> = Vec::new();
     for year in held {
@@ -117,7 +117,7 @@ impl Archive {
         self.incidents
             .iter()
             .filter_map(|incident| {
-                let end = insight::end(incident);
+                let end = numbers::end(incident);
                 let (what, time) = if far(incident.started) {
                     ("starts", incident.started)
                 } else if far(end) {

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use super::Imported;
 use super::files::Known;
-use crate::insight::severity;
 use crate::model::{Impact, Incident, Source, Timestamp};
+use crate::numbers::severity;
 
 /// How long an incident of a series may go without an update and still be the one a later
 /// post of its series continues, when nothing says it ended.

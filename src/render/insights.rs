@@ -1,7 +1,7 @@
 //! What the insight pages show, made from the archive: month series, calendars, a day's
 //! timeline, the busiest days and the incidents that overlapped one. Each is plain data for
 //! the templates plus, for a chart, its SVG from [`charts`]; the numbers themselves come
-//! from [`crate::insight`], defined once.
+//! from [`crate::numbers`], defined once.
 
 use std::collections::BTreeMap;
 
@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::archive::{Archive, Day, IncidentIx, Stats};
 use crate::config::BaseUrl;
-use crate::insight;
 use crate::model::{Impact, Incident};
+use crate::numbers;
 use crate::render::charts::{self, DayCell, MonthCount, MonthDowntime, Shade, TimelineBar};
 use crate::render::views::{self, IMPACT_ORDER, SummaryView, Views};
 use crate::render::words;
@@ -47,7 +47,7 @@ pub struct MonthCharts {
 /// The months of `stats` (at most the last [`CHART_MONTHS`], or those of one `year`) as
 /// charts with ids starting `id`.
 pub fn month_charts(stats: &Stats, year: Option<i32>, id: &str, subject: &str) -> MonthCharts {
-    let months: Vec<&((i32, u32), insight::Period)> = match year {
+    let months: Vec<&((i32, u32), numbers::Period)> = match year {
         Some(year) => stats.months.iter().filter(|(m, _)| m.0 == year).collect(),
         None => {
             let skip = stats.months.len().saturating_sub(CHART_MONTHS);
@@ -165,7 +165,7 @@ pub fn impact_calendars(
     let older = list.partition_point(|i| year_of(i) >= first_year.saturating_sub(10));
     for &index in &list[newer..older.max(newer)] {
         let incident = &archive.incidents[index];
-        let (first, last) = insight::days(incident);
+        let (first, last) = numbers::days(incident);
         if !years.iter().any(|&y| first.year() <= y && y <= last.year()) {
             continue;
         }
@@ -184,7 +184,7 @@ pub fn impact_calendars(
                     let worst = incidents
                         .iter()
                         .map(|i| i.impact)
-                        .max_by_key(|&i| insight::severity(i))
+                        .max_by_key(|&i| numbers::severity(i))
                         .unwrap_or(Impact::None);
                     DayCell {
                         date,
@@ -294,7 +294,7 @@ fn provider_names(day: &Day, archive: &Archive, views: &Views, n: usize) -> Stri
 /// How hard a day hit one provider.
 struct Hit<'a> {
     name: &'a str,
-    /// The worst impact of its incidents that day, as [`insight::severity`].
+    /// The worst impact of its incidents that day, as [`numbers::severity`].
     worst: u8,
     /// Its downtime within the day, overlapping incidents counted once.
     downtime: crate::model::Duration,
@@ -314,17 +314,17 @@ fn day_hits<'a>(day: &Day, archive: &Archive, views: &'a Views) -> Vec<Hit<'a>> 
             .or_insert_with(|| (views.incidents.provider_name(i), Vec::new()));
         list.push(incident);
     }
-    let from = insight::midnight(day.date);
+    let from = numbers::midnight(day.date);
     let to = from + chrono::TimeDelta::days(1);
     by_provider
         .into_values()
         .map(|(name, incidents)| Hit {
             name,
             worst: (incidents.iter())
-                .map(|i| insight::severity(i.impact))
+                .map(|i| numbers::severity(i.impact))
                 .max()
                 .unwrap_or_default(),
-            downtime: insight::downtime_in(&insight::merge(incidents.iter().copied()), from, to),
+            downtime: numbers::downtime_in(&numbers::merge(incidents.iter().copied()), from, to),
             incidents: incidents.len(),
         })
         .collect()
@@ -368,7 +368,7 @@ pub struct DayEntry<'a> {
 
 /// A day's incidents, by start time, and their 24-hour timeline.
 pub fn day<'a>(archive: &Archive, views: &'a Views, day: &Day) -> (Vec<DayEntry<'a>>, String) {
-    let midnight = insight::midnight(day.date);
+    let midnight = numbers::midnight(day.date);
     let minute = |t: crate::model::Timestamp| -> u32 {
         ((t - midnight).num_minutes()).clamp(0, 1440) as u32
     };
@@ -381,7 +381,7 @@ pub fn day<'a>(archive: &Archive, views: &'a Views, day: &Day) -> (Vec<DayEntry<
     for &index in &day.incidents {
         let incident = &archive.incidents[index];
         let summary = &views.incidents[index].summary;
-        let end = insight::end(incident);
+        let end = numbers::end(incident);
         let from_before = incident.started < midnight;
         let goes_on = minute(end) >= 1440 && end > midnight + chrono::TimeDelta::days(1);
         let start_text = if from_before {
@@ -473,8 +473,8 @@ pub fn same_time<'a>(
     index: IncidentIx,
 ) -> (Vec<Overlap<'a>>, usize) {
     let incident = &archive.incidents[index];
-    let (first, last) = insight::days(incident);
-    let (start, end) = (incident.started, insight::end(incident));
+    let (first, last) = numbers::days(incident);
+    let (start, end) = (incident.started, numbers::end(incident));
     let mut candidates: Vec<IncidentIx> = archive
         .days_between(first, last)
         .iter()
@@ -487,7 +487,7 @@ pub fn same_time<'a>(
         .into_iter()
         .filter_map(|other| {
             let o = &archive.incidents[other];
-            let (o_start, o_end) = (o.started, insight::end(o));
+            let (o_start, o_end) = (o.started, numbers::end(o));
             let shared = (end.min(o_end) - start.max(o_start)).num_seconds();
             // Overlapping time, or an instant inside the other's span.
             let instant = (start == end || o_start == o_end) && shared == 0;

@@ -11,8 +11,8 @@ use serde::{Serialize, Serializer};
 
 use crate::archive::{Archive, IncidentIx, Provider, Stats};
 use crate::config::BaseUrl;
-use crate::insight::Period;
 use crate::model::{Duration, Impact, Incident, Slug, Timestamp, Update};
+use crate::numbers::Period;
 use crate::render::markdown;
 use crate::render::words::{length, uptime_text};
 use crate::routes::{self, FeedFormat};
@@ -642,11 +642,11 @@ fn incident_view(
         },
         started: TimeView::new(incident.started),
         resolved: incident.resolved.map(TimeView::new),
-        duration: crate::insight::recorded_duration(incident).map(|d| d.to_string()),
-        downtime_seconds: crate::insight::downtime(incident).seconds(),
+        duration: crate::numbers::recorded_duration(incident).map(|d| d.to_string()),
+        downtime_seconds: crate::numbers::downtime(incident).seconds(),
         ongoing: incident.is_ongoing(),
         stale,
-        after_the_fact: crate::insight::after_the_fact(incident),
+        after_the_fact: crate::numbers::after_the_fact(incident),
         latest_status: incident
             .timeline()
             .last()
@@ -675,7 +675,7 @@ fn incident_view(
             .official_url
             .as_ref()
             .map(|u| u.as_str().to_string()),
-        duration_seconds: crate::insight::recorded_duration(incident).map(|d| d.seconds()),
+        duration_seconds: crate::numbers::recorded_duration(incident).map(|d| d.seconds()),
         updated: TimeView::new(incident.updated()),
         summary_html: html(Part::Summary),
         timeline: incident

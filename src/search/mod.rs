@@ -127,7 +127,7 @@ fn record(incident: &Incident, provider: &str) -> Record {
         (
             "duration",
             // Not "ongoing": the index is not made again when an incident goes stale.
-            match crate::insight::recorded_duration(incident) {
+            match crate::numbers::recorded_duration(incident) {
                 Some(duration) => duration.to_string(),
                 None if incident.is_ongoing() => "Unresolved".to_string(),
                 None => "Duration not recorded".to_string(),

@@ -21,7 +21,7 @@ impl Kind for IncidentPage {
             incident: Some(index),
             // Its neighbours in its provider's list, and whatever overlapped it.
             provider_list: Some((provider, position.saturating_sub(1), position + 2)),
-            days: index.get(&archive.incidents).map(|i| insight::days(i)),
+            days: index.get(&archive.incidents).map(|i| numbers::days(i)),
             ..TEMPLATED
         }
     }

@@ -11,8 +11,8 @@ use tera::Context;
 use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
-use crate::insight;
 use crate::model::Impact;
+use crate::numbers;
 use crate::render::paging::Paged;
 use crate::render::theme::{AssetSource, Theme};
 use crate::render::views::{
