@@ -91,13 +91,15 @@ pub enum Error {
     Search(search::Error),
 }
 
-impl Error {
-    /// The exit code that says it: 2 for a command that cannot run as asked, 1 for the
-    /// rest.
-    pub fn exit_code(&self) -> u8 {
+impl crate::diagnostics::Failure for Error {
+    /// A command that cannot run as asked is a usage error; the rest are failures of the
+    /// site or of writing it.
+    fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_) => 2,
-            Error::Invalid(_) | Error::Output(_) | Error::Search(_) => 1,
+            Error::Usage(_) => crate::diagnostics::EXIT_USAGE,
+            Error::Invalid(_) | Error::Output(_) | Error::Search(_) => {
+                crate::diagnostics::EXIT_INVALID
+            }
         }
     }
 }

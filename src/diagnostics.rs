@@ -15,6 +15,19 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// The exit code of a command that cannot be carried out as given.
+pub const EXIT_USAGE: u8 = 2;
+/// The exit code of a command whose site, payload or output is wrong.
+pub const EXIT_INVALID: u8 = 1;
+
+/// An error a command ends with: its words, and the exit code that says it (a usage
+/// error, unless it says otherwise). `main.rs` prints every one the same way.
+pub trait Failure: std::fmt::Display {
+    fn exit_code(&self) -> u8 {
+        EXIT_USAGE
+    }
+}
+
 /// A count with its thousands grouped: `10,088`. Messages, the templates' `thousands` filter
 /// and the charts' words all write counts with it, so every page and message groups alike.
 /// Any integer type: one past `i64` (never a count) is written as `i64::MAX`.

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use outages::build::{self, Error, Summary};
 use outages::config::{BaseUrl, DEFAULT_BASE_URL, PLACEHOLDER_BASE_URL, StandIn};
-use outages::diagnostics::{Diagnostics, count, thousands};
+use outages::diagnostics::{Diagnostics, EXIT_INVALID, Failure, count, thousands};
 use outages::import::{self, scaffold};
 use outages::model::Platform;
 use outages::serve::{self, ServeOptions};
@@ -274,7 +274,7 @@ fn main() -> ExitCode {
                     println!("now: outages sync {}", added.slug);
                     ExitCode::SUCCESS
                 }
-                Err(error) => failed(&error, error.exit_code()),
+                Err(error) => failed(&error),
             };
         }
         Command::New {
@@ -287,7 +287,7 @@ fn main() -> ExitCode {
                     println!("{}", path.display());
                     ExitCode::SUCCESS
                 }
-                Err(error) => failed(&error, error.exit_code()),
+                Err(error) => failed(&error),
             };
         }
         Command::Init { dir } => {
@@ -299,13 +299,13 @@ fn main() -> ExitCode {
                     println!("now: outages serve --root {}", dir.display());
                     ExitCode::SUCCESS
                 }
-                Err(error) => failed(&error, error.exit_code()),
+                Err(error) => failed(&error),
             };
         }
         Command::Serve(options) => {
             return match serve::run(options) {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(error) => failed(&error, error.exit_code()),
+                Err(error) => failed(&error),
             };
         }
     };
@@ -356,14 +356,14 @@ fn finish(result: Result<Summary, Error>, done: Done) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(Error::Invalid(diagnostics)) => invalid(diagnostics),
-        Err(error) => failed(&error, error.exit_code()),
+        Err(error) => failed(&error),
     }
 }
 
-/// Says what went wrong, once, and exits with `code`.
-fn failed(error: &dyn std::fmt::Display, code: u8) -> ExitCode {
+/// Says what went wrong, once, and exits with the code that says it.
+fn failed(error: &dyn Failure) -> ExitCode {
     eprintln!("error: {error}");
-    ExitCode::from(code)
+    ExitCode::from(error.exit_code())
 }
 
 /// Runs an import and prints what it did to each incident.
@@ -382,7 +382,7 @@ fn import(request: &import::Request) -> ExitCode {
                 _ => ExitCode::from(SOME_FAILED),
             }
         }
-        Err(import::Error::Usage(misuse)) => failed(&misuse, 2),
+        Err(import::Error::Usage(misuse)) => failed(&misuse),
         Err(import::Error::Invalid(errors)) => invalid(Diagnostics(errors)),
     }
 }
@@ -420,13 +420,13 @@ fn sync(options: &sync::Options) -> ExitCode {
                 _ => ExitCode::from(SOME_FAILED),
             }
         }
-        Err(error) => failed(&error, error.exit_code()),
+        Err(error) => failed(&error),
     }
 }
 
 fn invalid(diagnostics: Diagnostics) -> ExitCode {
     diagnostics.eprint();
-    ExitCode::from(1)
+    ExitCode::from(EXIT_INVALID)
 }
 
 fn summary_line(done: Done, s: &Summary) -> String {

@@ -311,6 +311,24 @@ impl fmt::Display for Slug {
     }
 }
 
+/// A provider named by the user whose name makes no slug.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the provider `{name}` {reason}")]
+pub struct BadProvider {
+    name: String,
+    reason: SlugError,
+}
+
+impl Slug {
+    /// The slug of a provider the user named (by its slug or its name), or why it has none.
+    pub fn of_provider(name: &str) -> Result<Slug, BadProvider> {
+        Slug::from_name(name).map_err(|reason| BadProvider {
+            name: name.to_string(),
+            reason,
+        })
+    }
+}
+
 impl fmt::Display for SlugError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -258,12 +258,12 @@ pub enum Misuse {
     TooBig(PathBuf),
     #[error("the payload does not name its page: pass --provider SLUG")]
     Unnamed,
-    #[error("the provider `{name}` {reason}")]
-    Provider {
-        name: String,
-        reason: crate::model::SlugError,
-    },
+    #[error(transparent)]
+    Provider(#[from] crate::model::BadProvider),
 }
+
+/// A usage error.
+impl crate::diagnostics::Failure for Misuse {}
 
 /// What an import did, incident by incident.
 #[derive(Debug)]
@@ -443,12 +443,7 @@ pub fn run(request: &Request) -> Result<Report, Error> {
     let Some(name) = request.provider.map(str::to_string).or(page.clone()) else {
         return Err(Error::Usage(Misuse::Unnamed));
     };
-    let provider = Slug::from_name(&name).map_err(|reason| {
-        Error::Usage(Misuse::Provider {
-            name: name.clone(),
-            reason,
-        })
-    })?;
+    let provider = Slug::of_provider(&name).map_err(|bad| Error::Usage(bad.into()))?;
     let writer = Writer::take(request.root, waiting).map_err(|e| Error::Invalid(vec![e]))?;
     let mut index = Known::load(&writer).map_err(Error::Invalid)?;
     let outcomes = merge(&writer, &mut index, &provider, file, incidents, Mode::Write)

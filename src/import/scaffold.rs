@@ -8,13 +8,14 @@ use super::create_file;
 use crate::config::{CONFIG_FILE, PLACEHOLDER_BASE_URL};
 use crate::content::{CONTENT_DIR, NoSite};
 use crate::diagnostics::Diagnostic;
-use crate::model::{Slug, SlugError};
+use crate::diagnostics::Failure;
+use crate::model::{BadProvider, Slug};
 
 /// Why `new` or `init` wrote nothing: the command, not the archive, is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("the provider `{name}` {reason}")]
-    Provider { name: String, reason: SlugError },
+    #[error(transparent)]
+    Provider(#[from] BadProvider),
     #[error("the title `{0}` has no letter or digit to name a file with")]
     Title(String),
     #[error(transparent)]
@@ -34,12 +35,8 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// A usage error: the exit code is 2.
-    pub fn exit_code(&self) -> u8 {
-        2
-    }
-}
+/// A usage error.
+impl Failure for Error {}
 
 /// An I/O error, with what was being done and to which path.
 fn io_at(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error {
@@ -53,10 +50,7 @@ fn io_at(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Er
 
 /// Writes `content/<provider>/<date>-<slug>.md` and returns its path; never overwrites.
 pub fn new_incident(root: &Path, provider: &str, title: &str) -> Result<PathBuf, Error> {
-    let provider = Slug::from_name(provider).map_err(|reason| Error::Provider {
-        name: provider.to_string(),
-        reason,
-    })?;
+    let provider = Slug::of_provider(provider)?;
     crate::content::require_dir(root)?;
     let slug = Slug::from_title(title).map_err(|_| Error::Title(title.to_string()))?;
     // To the minute, as the update's heading says it: a start seconds after the update

@@ -107,12 +107,8 @@ pub enum Error {
     Stopped,
 }
 
-impl Error {
-    /// The exit code: 2, as for a command that cannot be carried out as given.
-    pub fn exit_code(&self) -> u8 {
-        2
-    }
-}
+/// A usage error: the command cannot be carried out as given (a port, a folder).
+impl crate::diagnostics::Failure for Error {}
 
 /// Runs until Ctrl-C. Content and template errors never stop it.
 pub fn run(options: ServeOptions) -> Result<(), Error> {

@@ -82,12 +82,8 @@ pub enum Error {
     Runtime(std::io::Error),
 }
 
-impl Error {
-    /// A usage error: the exit code is 2.
-    pub fn exit_code(&self) -> u8 {
-        2
-    }
-}
+/// A usage error.
+impl crate::diagnostics::Failure for Error {}
 
 /// A provider and what its endpoints said last time, in [`Followed::endpoints`] order.
 type Asked = (Followed, Vec<Option<Validators>>);

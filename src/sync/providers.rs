@@ -9,17 +9,18 @@ use super::detect;
 use crate::content::fields::display_path;
 use crate::content::{self, CONTENT_DIR, Loaded, NoSite, PROVIDER_FILE};
 use crate::diagnostics::Diagnostic;
+use crate::diagnostics::Failure;
 use crate::import::lock::{Purpose, Writer, staging_path};
 use crate::import::under;
 use crate::import::{create_file, quoted, text, waiting, write_new};
-use crate::model::{Platform, Slug, SlugError, SyncKind, WebUrl};
+use crate::model::{BadProvider, Platform, Slug, SyncKind, WebUrl};
 
 /// Why `provider add` wrote nothing, or `sync` could not tell which providers to read: the
 /// command, not the archive, is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("the provider `{name}` {reason}")]
-    Provider { name: String, reason: SlugError },
+    #[error(transparent)]
+    Provider(#[from] BadProvider),
     #[error(transparent)]
     NoSite(#[from] NoSite),
     #[error("cannot list {}/: {}", CONTENT_DIR, .0)]
@@ -51,20 +52,8 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// A usage error: the exit code is 2.
-    pub fn exit_code(&self) -> u8 {
-        2
-    }
-}
-
-/// A provider named on the command line, as a slug.
-fn named(name: &str) -> Result<Slug, Error> {
-    Slug::from_name(name).map_err(|reason| Error::Provider {
-        name: name.to_string(),
-        reason,
-    })
-}
+/// A usage error.
+impl Failure for Error {}
 
 /// A provider to sync.
 #[derive(Debug, Clone)]
@@ -111,7 +100,7 @@ pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, Error> {
     content::require_dir(root)?;
     let wanted = wanted
         .iter()
-        .map(|name| named(name))
+        .map(|name| Slug::of_provider(name).map_err(Error::from))
         .collect::<Result<Vec<Slug>, Error>>()?;
     let mut all = Vec::new();
     let mut selection = Selection::default();
@@ -212,7 +201,7 @@ const ASKING_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
 /// platform (found from the address and what it answers, unless given), and the name and
 /// site when given.
 pub fn add(root: &Path, new: &NewProvider) -> Result<Added, Error> {
-    let slug = named(new.slug)?;
+    let slug = Slug::of_provider(new.slug)?;
     content::require_dir(root)?;
     let web = |text: &str, example: &'static str| {
         WebUrl::parse(text).ok_or_else(|| Error::NotWeb {

@@ -558,6 +558,63 @@ fn usage_errors_exit_2() {
     assert!(site.path("content/acme/a.md").exists());
 }
 
+/// Every command family ends a usage error the same way: `error: ` and its words on
+/// stderr, exit code 2, nothing written.
+#[test]
+fn every_command_says_a_usage_error_once_and_exits_2() {
+    let site = Site::new(&[("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z"))]);
+    let cache = site.path("public/cache");
+    let cache = cache.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["new", "a/b", "Title"],
+            "error: the provider `a/b` must be a single path segment",
+        ),
+        (
+            &["new", "acme", "!!!"],
+            "error: the title `!!!` has no letter or digit",
+        ),
+        (
+            &["provider", "add", "acme2", "notaurl"],
+            "error: `notaurl` is not a web address",
+        ),
+        (&["sync", "nope"], "error: no provider `nope`"),
+        (
+            &["import", "statuspage", "missing.json"],
+            "error: cannot read missing.json",
+        ),
+        (
+            &["build", "--cache-dir", cache],
+            "error: refusing to keep the build cache in",
+        ),
+    ];
+    for (args, words) in cases {
+        let output = site.run(args);
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(words), "{args:?}: {said}");
+        assert_eq!(
+            said.matches("error:").count(),
+            1,
+            "{args:?}: said once: {said}"
+        );
+    }
+    assert!(!site.path("content/acme2").exists());
+    assert!(!site.path("public").exists());
+    // `init` takes its folder, not `--root`.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_outages"))
+        .arg("init")
+        .arg(site.path("content"))
+        .output()
+        .unwrap();
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("is not empty; init writes a new archive"),
+        "{said}"
+    );
+}
+
 #[test]
 fn theme_assets_carry_a_hash_of_their_bytes_and_pages_link_them() {
     let site = Site::new(&[("content/acme/a.md", &incident("A", "2024-03-05T14:00:00Z"))]);

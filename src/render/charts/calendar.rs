@@ -76,18 +76,19 @@ pub fn calendar(
         "the dashes draw 11-unit squares"
     );
     let mut empty = String::with_capacity(columns * 16);
-    let mut run: Option<((i64, i64), i64)> = None;
-    let flush = |empty: &mut String, run: Option<((i64, i64), i64)>| {
-        if let Some(((x, y), cells)) = run {
-            let _ = write!(empty, "M{x}.5 {y}v{}", cells * 13 - 2);
-        }
+    // A run of empty days down one column: its left edge, its top, how many days.
+    let dash = |empty: &mut String, (x, y, days): (i64, i64, i64)| {
+        let _ = write!(empty, "M{}.5 {y}v{}", x + 5, days * 13 - 2);
     };
+    let mut run: Option<(i64, i64, i64)> = None;
     for (day, cell) in by_day.iter().enumerate() {
         let (x, y) = place(day);
         let (x, y) = (x as i64, y as i64);
         match cell {
             Some(cell) => {
-                flush(&mut empty, run.take());
+                if let Some(done) = run.take() {
+                    dash(&mut empty, done);
+                }
                 let _ = write!(
                     body,
                     r#"<a href="{}"><rect class="{}" x="{x}" y="{y}" width="{CELL}" height="{CELL}" rx="2"><title>{}</title></rect></a>"#,
@@ -96,17 +97,20 @@ pub fn calendar(
                     esc(&cell.title)
                 );
             }
+            // The next day down the same column.
             None => match &mut run {
-                // The next day down the same column.
-                Some(((column, _), cells)) if *column == x + 5 => *cells += 1,
+                Some((column, _, days)) if *column == x => *days += 1,
                 _ => {
-                    flush(&mut empty, run.take());
-                    run = Some(((x + 5, y), 1));
+                    if let Some(done) = run.replace((x, y, 1)) {
+                        dash(&mut empty, done);
+                    }
                 }
             },
         }
     }
-    flush(&mut empty, run);
+    if let Some(done) = run {
+        dash(&mut empty, done);
+    }
     if !empty.is_empty() {
         let _ = write!(
             body,

@@ -108,12 +108,7 @@ impl Kind for ApiDay {
     }
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Some(day) = (match page.key {
-            Key::Day(date) => r.archive.day(date),
-            _ => None,
-        }) else {
-            return Err(wrong_key(page));
-        };
+        let day = day_of(r, page)?;
         let incidents: Vec<&IncidentView> = day
             .incidents
             .iter()

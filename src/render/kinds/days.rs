@@ -32,12 +32,7 @@ impl Kind for DayPage {
     }
 
     fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Some(day) = (match page.key {
-            Key::Day(date) => r.archive.day(date),
-            _ => None,
-        }) else {
-            return Err(wrong_key(page));
-        };
+        let day = day_of(r, page)?;
         let (entries, timeline) = insights::day(r.archive, r.views, day);
         let date = day.date.format("%A %-d %B %Y").to_string();
         let base = &r.config.base_url;

@@ -168,6 +168,15 @@ fn wrong_key(page: &Page) -> Diagnostic {
     )
 }
 
+/// The day a day's page or data file is planned for.
+fn day_of<'a>(r: &Renderer<'a>, page: &Page) -> Result<&'a crate::archive::Day, Diagnostic> {
+    let day = match page.key {
+        Key::Day(date) => r.archive.day(date),
+        _ => None,
+    };
+    day.ok_or_else(|| wrong_key(page))
+}
+
 const NOTHING: Reads = Reads {
     templates: false,
     assets: false,
