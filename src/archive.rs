@@ -15,11 +15,11 @@ mod span;
 pub use span::YEARS_APART;
 use span::{Reach, shown, span};
 
-/// A typed position in one of the archive's lists, so an incident's index cannot be used
-/// for a provider, nor a bare number for either. Only the archive makes them.
+/// A typed position in one list, so an incident's index cannot be used for a provider,
+/// nor a bare number for either. Only the module that declares one makes them.
 macro_rules! index_type {
     ($name:ident, $what:literal) => {
-        #[doc = concat!("The position of ", $what, " in the archive.")]
+        #[doc = concat!("The position of ", $what, ".")]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(usize);
 
@@ -51,8 +51,11 @@ macro_rules! index_type {
     };
 }
 
-index_type!(IncidentIx, "an incident");
-index_type!(ProviderIx, "a provider");
+pub(crate) use index_type;
+
+index_type!(IncidentIx, "an incident in the archive");
+index_type!(ProviderIx, "a provider in the archive");
+index_type!(ComponentIx, "a component in its provider's list");
 
 /// Everything a site shows, in the order it shows it.
 #[derive(Debug, Default, PartialEq)]

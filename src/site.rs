@@ -4,6 +4,7 @@
 //! same functions, so a partial rebuild cannot drift from a full one.
 
 use std::collections::BTreeSet;
+use std::mem::{Discriminant, discriminant};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,9 +18,10 @@ use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::model::{Incident, ProviderInfo, Slug};
+use crate::render::kinds::What;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
 use crate::render::views::{IncidentViews, Views};
-use crate::render::{self, KindId, Page, Part, Reads, Renderer};
+use crate::render::{self, Page, Part, Reads, Renderer};
 
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
 /// instead of as a site without `content/`.
@@ -365,11 +367,11 @@ impl Site {
         };
         // A path that is new, or that another kind of page now makes (a static robots.txt
         // deleted: the generated one is back), is rendered whatever the change.
-        let old_kinds: HashMap<&str, KindId> = match new_pages {
+        let old_kinds: HashMap<&str, Discriminant<What>> = match new_pages {
             Some(_) => self
                 .pages
                 .iter()
-                .map(|p| (p.path.as_str(), p.kind))
+                .map(|p| (p.path.as_str(), discriminant(&p.what)))
                 .collect(),
             None => HashMap::default(),
         };
@@ -378,7 +380,7 @@ impl Site {
             .filter(|page| {
                 dirty.touches(archive, page)
                     || (new_pages.is_some()
-                        && old_kinds.get(page.path.as_str()) != Some(&page.kind))
+                        && old_kinds.get(page.path.as_str()) != Some(&discriminant(&page.what)))
             })
             .collect();
         let renderer = Renderer {
@@ -869,9 +871,8 @@ impl Parts {
             || match part {
                 Part::All => !self.years.is_empty() || !self.components.is_empty(),
                 Part::Year(year) => self.years.contains(&year),
-                Part::Component(c) => archive.providers[p]
-                    .components
-                    .get(c)
+                Part::Component(c) => c
+                    .get(&archive.providers[p].components)
                     .is_none_or(|component| self.components.contains(&component.slug)),
             }
     }

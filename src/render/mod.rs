@@ -26,76 +26,16 @@ use serde::Serialize;
 use tera::Context;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::archive::{Archive, IncidentIx, ProviderIx};
+use crate::archive::{Archive, ComponentIx, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
 use crate::render::feeds::FeedSpec;
-use crate::render::kinds::{KINDS, Kind};
+use crate::render::kinds::What;
 use crate::render::paging::Paged;
 use crate::render::theme::Theme;
 use crate::render::views::{FeedLinks, SummaryView, Views};
-use crate::routes::{self, FeedFormat};
-
-/// What a page is rendered from, as its kind planned it. Indices point into the archive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Key {
-    /// The site as a whole.
-    Site,
-    Provider(ProviderIx),
-    Incident(IncidentIx),
-    /// `None`: the site's feed.
-    Feed(Option<ProviderIx>, FeedFormat),
-    /// An incident, and which of its aliases.
-    Alias(IncidentIx, usize),
-    /// The asset at this index of the theme.
-    Asset(usize),
-    /// Page `n` (from 1) of a list split into pages.
-    Number(usize),
-    /// A provider's year, and the page of its incidents (from 1).
-    Year(ProviderIx, i32, usize),
-    /// A provider's component, by its position in the provider's list of components, and
-    /// the page of its list of incidents (from 1).
-    Component(ProviderIx, usize, usize),
-    /// A UTC day with incidents.
-    Day(NaiveDate),
-}
-
-impl Key {
-    /// The incident the key names, if one.
-    pub fn incident(self) -> Option<IncidentIx> {
-        match self {
-            Key::Incident(i) | Key::Alias(i, _) => Some(i),
-            _ => None,
-        }
-    }
-
-    /// The part of a provider the key names: all of it for the provider itself, or one of
-    /// its years or components.
-    pub fn part(self) -> Option<(ProviderIx, Part)> {
-        match self {
-            Key::Provider(p) => Some((p, Part::All)),
-            Key::Year(p, year, _) => Some((p, Part::Year(year))),
-            Key::Component(p, c, _) => Some((p, Part::Component(c))),
-            _ => None,
-        }
-    }
-
-    /// The provider the key names, if one.
-    pub fn provider(self) -> Option<ProviderIx> {
-        match self {
-            Key::Provider(p)
-            | Key::Feed(Some(p), _)
-            | Key::Year(p, _, _)
-            | Key::Component(p, _, _) => Some(p),
-            _ => None,
-        }
-    }
-}
-
-/// Which of [`KINDS`] a page is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KindId(usize);
+use crate::routes;
 
 /// What a page is made from, besides `site.yaml`, which any page may read (a change to it
 /// rebuilds the whole site). Declared once per kind, in [`Kind::reads`]: `serve`
@@ -140,8 +80,8 @@ pub enum Part {
     All,
     /// Those that touch a year.
     Year(i32),
-    /// Those of a component, by its position in the provider's list of components.
-    Component(usize),
+    /// Those of a component.
+    Component(ComponentIx),
 }
 
 /// One file of the site: its path under the output folder and what it is.
@@ -149,19 +89,14 @@ pub enum Part {
 pub struct Page {
     /// `/`-separated, relative, made only of checked slugs and fixed names.
     pub path: String,
-    pub kind: KindId,
-    pub key: Key,
+    /// Its kind, and the key it is rendered from.
+    pub(crate) what: What,
 }
 
 impl Page {
-    /// The page's kind, which plans, declares and renders it.
-    pub fn kind(&self) -> &'static dyn Kind {
-        KINDS[self.kind.0]
-    }
-
     /// What the page reads in `archive`, as its kind declares.
     pub fn reads(&self, archive: &Archive) -> Reads {
-        self.kind().reads(archive, self.key)
+        self.what.reads(archive)
     }
 }
 
@@ -173,27 +108,11 @@ pub fn plan(
     config: &Config,
     theme: &Theme,
 ) -> Result<Vec<Page>, Vec<Diagnostic>> {
-    // The kinds planned in parallel, gathered in their order.
-    let planned: Vec<Vec<Page>> = KINDS
-        .par_iter()
-        .enumerate()
-        .map(|(id, kind)| {
-            let mut pages = Vec::new();
-            kind.plan(archive, theme, config, &mut |path, key| {
-                pages.push(Page {
-                    path,
-                    kind: KindId(id),
-                    key,
-                })
-            });
-            pages
-        })
-        .collect();
-    let mut pages = planned.concat();
+    let mut pages = kinds::plan_every_kind(archive, theme, config);
     // A site's own static file replaces a generated file of the site of the same name (a
     // custom robots.txt, say); one where an incident or a provider writes is a conflict.
     let assets: HashSet<&str> = theme.assets.iter().map(|a| a.path.as_str()).collect();
-    pages.retain(|page| !(page.kind().site_file(page.key) && assets.contains(page.path.as_str())));
+    pages.retain(|page| !(page.what.site_file() && assets.contains(page.path.as_str())));
     let pages = sorted_by_path(pages);
     let mut errors = conflicts(archive, theme, &pages);
     if config.search {
@@ -469,7 +388,7 @@ pub struct Owner {
 }
 
 fn owner(archive: &Archive, theme: &Theme, page: &Page) -> Owner {
-    page.kind().owner(archive, theme, page)
+    page.what.owner(archive, theme, page)
 }
 
 /// Renders pages from an archive and its views (each made when a page first asks for it).
@@ -534,7 +453,7 @@ impl Renderer<'_> {
     /// The bytes of one page, as its kind makes them. A template error names the template
     /// and the page.
     pub fn render(&self, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        page.kind().render(self, page)
+        page.what.render(self, page)
     }
 
     pub fn html_context(
@@ -823,20 +742,20 @@ mod tests {
 
     #[test]
     fn a_plan_fingerprint_changes_with_any_page() {
-        let page = |path: &str, kind: usize, key: Key| Page {
+        let page = |path: &str, what: What| Page {
             path: path.to_string(),
-            kind: KindId(kind),
-            key,
+            what,
         };
-        let plan = vec![page("a", 0, Key::Site), page("b", 1, Key::Number(2))];
+        let (home, index) = (What::Home(()), What::IncidentIndex(2));
+        let plan = vec![page("a", home), page("b", index)];
         assert_eq!(fingerprint(&plan), fingerprint(&plan.clone()));
         let others = [
-            vec![page("a", 0, Key::Site)],
-            vec![page("a", 0, Key::Site), page("c", 1, Key::Number(2))],
-            vec![page("a", 0, Key::Site), page("b", 2, Key::Number(2))],
-            vec![page("a", 0, Key::Site), page("b", 1, Key::Number(3))],
+            vec![page("a", home)],
+            vec![page("a", home), page("c", index)],
+            vec![page("a", home), page("b", What::SitemapPart(2))],
+            vec![page("a", home), page("b", What::IncidentIndex(3))],
             // The same bytes split elsewhere between path and what follows.
-            vec![page("ab", 0, Key::Site)],
+            vec![page("ab", home)],
         ];
         for other in others {
             assert_ne!(fingerprint(&plan), fingerprint(&other), "{other:?}");
@@ -847,8 +766,7 @@ mod tests {
     fn pages_of_one_path_keep_the_order_they_came_in() {
         let page = |path: &str, n: usize| Page {
             path: path.to_string(),
-            kind: KindId(n),
-            key: Key::Number(n),
+            what: What::SitemapPart(n),
         };
         let pages = vec![
             page("b", 0),
@@ -859,7 +777,10 @@ mod tests {
         ];
         let sorted: Vec<(String, usize)> = sorted_by_path(pages)
             .into_iter()
-            .map(|p| (p.path, p.kind.0))
+            .map(|p| match p.what {
+                What::SitemapPart(n) => (p.path, n),
+                other => panic!("{other:?}"),
+            })
             .collect();
         let expected = [("a", 1), ("a", 3), ("a/x", 4), ("b", 0), ("b", 2)];
         assert_eq!(sorted, expected.map(|(p, n)| (p.to_string(), n)));

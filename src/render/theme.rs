@@ -31,6 +31,8 @@ pub enum AssetSource {
     File(PathBuf),
 }
 
+crate::archive::index_type!(AssetIx, "an asset in the theme");
+
 #[derive(Debug, Clone)]
 pub struct Asset {
     /// Site path, `/`-separated: `style.css`, `icons/logo.svg`.

@@ -2,23 +2,32 @@
 
 use super::*;
 
-pub(super) struct FeedFile;
+pub(crate) struct FeedFile;
+
+/// A feed: of a provider or (`None`) of the site, in one format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct FeedOf {
+    scope: Option<ProviderIx>,
+    format: FeedFormat,
+}
 
 impl Kind for FeedFile {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
-        for format in FeedFormat::ALL {
-            add(routes::feed("", format), Key::Feed(None, format));
-        }
-        for (index, provider) in archive.providers() {
-            let dir = routes::provider_dir(provider.slug.as_str());
+    type Key = FeedOf;
+
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, FeedOf)) {
+        let scopes =
+            std::iter::once((None, String::new())).chain(archive.providers().map(
+                |(index, provider)| (Some(index), routes::provider_dir(provider.slug.as_str())),
+            ));
+        for (scope, dir) in scopes {
             for format in FeedFormat::ALL {
-                add(routes::feed(&dir, format), Key::Feed(Some(index), format));
+                add(routes::feed(&dir, format), FeedOf { scope, format });
             }
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
-        match key.provider() {
+    fn reads(&self, _: &Archive, key: FeedOf) -> Reads {
+        match key.scope {
             Some(provider) => Reads {
                 provider: Some(provider),
                 ..NOTHING
@@ -30,85 +39,89 @@ impl Kind for FeedFile {
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Feed(scope, format) = page.key else {
-            return Err(wrong_key(page));
-        };
-        let spec = r.feed_spec(scope);
-        Ok(match format {
+    fn render(&self, r: &Renderer, _: &Page, key: FeedOf) -> Result<Vec<u8>, Diagnostic> {
+        let spec = r.feed_spec(key.scope);
+        Ok(match key.format {
             FeedFormat::Atom => feeds::atom(&spec),
             FeedFormat::Rss => feeds::rss(&spec),
             FeedFormat::Json => feeds::json(&spec),
         })
     }
 
-    fn site_file(&self, key: Key) -> bool {
+    fn site_file(&self, key: FeedOf) -> bool {
         // The site's own feeds only; a provider's are the provider's.
-        matches!(key, Key::Feed(None, _))
+        key.scope.is_none()
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        match page.key {
-            Key::Feed(Some(_), _) => provider_owner(archive, page),
-            _ => Owner {
-                what: format!("the generated `{}`", page.path),
-                place: None,
-            },
+    fn owner(&self, archive: &Archive, _: &Theme, page: &Page, key: FeedOf) -> Owner {
+        match key.scope {
+            Some(p) => provider_owner(archive, p),
+            None => generated(page),
         }
     }
 }
 
-pub(super) struct ApiIncident;
+pub(crate) struct ApiIncident;
 
 impl Kind for ApiIncident {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = IncidentIx;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, IncidentIx),
+    ) {
         for (index, incident) in archive.incidents() {
             let (provider, slug) = (incident.provider.as_str(), incident.slug.as_str());
-            add(routes::api_incident(provider, slug), Key::Incident(index));
+            add(routes::api_incident(provider, slug), index);
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, i: IncidentIx) -> Reads {
         Reads {
-            incident: key.incident(),
+            incident: Some(i),
             ..NOTHING
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Incident(i) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, _: &Page, i: IncidentIx) -> Result<Vec<u8>, Diagnostic> {
         Ok(api::incident(&r.views.incidents[i], &r.config.base_url))
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        incident_owner(archive, page)
+    fn owner(&self, archive: &Archive, _: &Theme, _: &Page, i: IncidentIx) -> Owner {
+        incident_owner(archive, i)
     }
 }
 
 /// One UTC day as data.
-pub(super) struct ApiDay;
+pub(crate) struct ApiDay;
 
 impl Kind for ApiDay {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = NaiveDate;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, NaiveDate),
+    ) {
         for day in &archive.days {
-            add(routes::api_day(day.date), Key::Day(day.date));
+            add(routes::api_day(day.date), day.date);
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, date: NaiveDate) -> Reads {
         Reads {
-            days: match key {
-                Key::Day(date) => Some((date, date)),
-                _ => None,
-            },
+            days: Some((date, date)),
             ..NOTHING
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let day = day_of(r, page)?;
+    fn render(&self, r: &Renderer, page: &Page, date: NaiveDate) -> Result<Vec<u8>, Diagnostic> {
+        let day = day_of(r, page, date)?;
         let incidents: Vec<&IncidentView> = day
             .incidents
             .iter()
@@ -129,34 +142,39 @@ impl Kind for ApiDay {
 /// function of the provider: written as data, like [`SiteFile`]. Each reads only what
 /// lists and numbers show of the provider (see `Reads::provider_part`): no text of an
 /// update.
-pub(super) struct ProviderFile {
+pub(crate) struct ProviderFile {
     pub(super) path: fn(&str) -> String,
     pub(super) make: fn(&Renderer, ProviderIx) -> Vec<u8>,
 }
 
 impl Kind for ProviderFile {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = ProviderIx;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, ProviderIx),
+    ) {
         for (index, provider) in archive.providers() {
-            add((self.path)(provider.slug.as_str()), Key::Provider(index));
+            add((self.path)(provider.slug.as_str()), index);
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, i: ProviderIx) -> Reads {
         Reads {
-            provider_part: key.part(),
+            provider_part: Some((i, Part::All)),
             ..NOTHING
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        match page.key {
-            Key::Provider(i) => Ok((self.make)(r, i)),
-            _ => Err(wrong_key(page)),
-        }
+    fn render(&self, r: &Renderer, _: &Page, i: ProviderIx) -> Result<Vec<u8>, Diagnostic> {
+        Ok((self.make)(r, i))
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        provider_owner(archive, page)
+    fn owner(&self, archive: &Archive, _: &Theme, _: &Page, i: ProviderIx) -> Owner {
+        provider_owner(archive, i)
     }
 }
 

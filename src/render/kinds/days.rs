@@ -4,35 +4,38 @@ use super::*;
 
 /// Every incident of every provider active on one UTC day, on a 24-hour timeline: the
 /// view of outages that happened together.
-pub(super) struct DayPage;
+pub(crate) struct DayPage;
 
 impl Kind for DayPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = NaiveDate;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, NaiveDate),
+    ) {
         for day in &archive.days {
-            add(routes::page(&routes::day_dir(day.date)), Key::Day(day.date));
+            add(routes::page(&routes::day_dir(day.date)), day.date);
         }
     }
 
-    fn reads(&self, archive: &Archive, key: Key) -> Reads {
+    fn reads(&self, archive: &Archive, date: NaiveDate) -> Reads {
         // The day, and the days it links as the one before and the one after: any change
         // between them (a day appearing or going) changes those links.
-        let days = match key {
-            Key::Day(date) => {
-                let position = archive.days.partition_point(|d| d.date < date);
-                let before = position.checked_sub(1).and_then(|p| archive.days.get(p));
-                let after = archive.days.get(position + 1);
-                Some((
-                    before.map_or(NaiveDate::MIN, |d| d.date),
-                    after.map_or(NaiveDate::MAX, |d| d.date),
-                ))
-            }
-            _ => None,
-        };
+        let position = archive.days.partition_point(|d| d.date < date);
+        let before = position.checked_sub(1).and_then(|p| archive.days.get(p));
+        let after = archive.days.get(position + 1);
+        let days = Some((
+            before.map_or(NaiveDate::MIN, |d| d.date),
+            after.map_or(NaiveDate::MAX, |d| d.date),
+        ));
         Reads { days, ..TEMPLATED }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let day = day_of(r, page)?;
+    fn render(&self, r: &Renderer, page: &Page, date: NaiveDate) -> Result<Vec<u8>, Diagnostic> {
+        let day = day_of(r, page, date)?;
         let (entries, timeline) = insights::day(r.archive, r.views, day);
         let date = day.date.format("%A %-d %B %Y").to_string();
         let base = &r.config.base_url;
@@ -74,21 +77,23 @@ impl Kind for DayPage {
 }
 
 /// The calendar of every year, and the busiest days.
-pub(super) struct DaysIndex;
+pub(crate) struct DaysIndex;
 
 impl Kind for DaysIndex {
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
-        add(routes::page(routes::DAYS_DIR), Key::Site);
+    type Key = ();
+
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+        add(routes::page(routes::DAYS_DIR), ());
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: ()) -> Reads {
         Reads {
             archive: true,
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+    fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
         let base = &r.config.base_url;
         let years: Vec<i32> = match (r.archive.days.first(), r.archive.days.last()) {
             (Some(first), Some(last)) => (r.archive.years.iter().copied())

@@ -2,24 +2,26 @@
 
 use super::*;
 
-pub(super) struct Home;
+pub(crate) struct Home;
 
 /// How many ongoing incidents the home page shows as cards.
 pub(super) const HOME_ONGOING: usize = 10;
 
 impl Kind for Home {
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
-        add(routes::HOME.into(), Key::Site);
+    type Key = ();
+
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+        add(routes::HOME.into(), ());
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: ()) -> Reads {
         Reads {
             archive: true,
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+    fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
         // Chosen from the archive: only the views shown are made.
         // Ongoing: unresolved and updated lately; a stale one is listed with the others.
         let shown = |ongoing: bool| {
@@ -66,7 +68,7 @@ impl Kind for Home {
         r.template("index.html", page, &ctx)
     }
 
-    fn site_file(&self, _: Key) -> bool {
+    fn site_file(&self, _: ()) -> bool {
         true
     }
 }

@@ -2,34 +2,36 @@
 
 use super::*;
 
-pub(super) struct IncidentPage;
+pub(crate) struct IncidentPage;
 
 impl Kind for IncidentPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = IncidentIx;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, IncidentIx),
+    ) {
         for (index, incident) in archive.incidents() {
             let dir = routes::incident_dir(incident.provider.as_str(), incident.slug.as_str());
-            add(routes::page(&dir), Key::Incident(index));
+            add(routes::page(&dir), index);
         }
     }
 
-    fn reads(&self, archive: &Archive, key: Key) -> Reads {
-        let Some(index) = key.incident() else {
-            return TEMPLATED;
-        };
+    fn reads(&self, archive: &Archive, index: IncidentIx) -> Reads {
         let (provider, position) = archive.places[index];
         Reads {
             incident: Some(index),
             // Its neighbours in its provider's list, and whatever overlapped it.
             provider_list: Some((provider, position.saturating_sub(1), position + 2)),
-            days: index.get(&archive.incidents).map(|i| numbers::days(i)),
+            days: Some(numbers::days(&archive.incidents[index])),
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Incident(i) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, page: &Page, i: IncidentIx) -> Result<Vec<u8>, Diagnostic> {
         let incident = &r.views.incidents[i];
         let summary = &incident.summary;
         let description = format!(
@@ -73,45 +75,49 @@ impl Kind for IncidentPage {
         r.template("incident.html", page, &ctx)
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        incident_owner(archive, page)
+    fn owner(&self, archive: &Archive, _: &Theme, _: &Page, i: IncidentIx) -> Owner {
+        incident_owner(archive, i)
     }
 }
 
-pub(super) struct AliasPage;
+pub(crate) struct AliasPage;
+
+/// One alias of an incident: the incident, and the alias's place in its list of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct AliasOf {
+    incident: IncidentIx,
+    number: usize,
+}
 
 impl Kind for AliasPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
-        for (index, incident) in archive.incidents() {
-            for (number, alias) in incident.aliases.iter().enumerate() {
-                add(routes::alias(&alias.path), Key::Alias(index, number));
+    type Key = AliasOf;
+
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, AliasOf)) {
+        for (incident, source) in archive.incidents() {
+            for (number, alias) in source.aliases.iter().enumerate() {
+                add(routes::alias(&alias.path), AliasOf { incident, number });
             }
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: AliasOf) -> Reads {
         Reads {
-            incident: key.incident(),
+            incident: Some(key.incident),
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Alias(i, _) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, page: &Page, key: AliasOf) -> Result<Vec<u8>, Diagnostic> {
+        let i = key.incident;
         let mut ctx = Context::new();
         ctx.insert("target", &r.views.incidents[i].summary.url);
         ctx.insert("title", &r.views.incidents[i].summary.title);
         r.template("alias.html", page, &ctx)
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        let Key::Alias(i, number) = page.key else {
-            return incident_owner(archive, page);
-        };
-        let incident = &archive.incidents[i];
-        let alias = &incident.aliases[number];
+    fn owner(&self, archive: &Archive, _: &Theme, _: &Page, key: AliasOf) -> Owner {
+        let incident = &archive.incidents[key.incident];
+        let alias = &incident.aliases[key.number];
         Owner {
             what: format!("the alias `/{}`", alias.path),
             place: Some((incident.file.clone(), alias.line, alias.col)),

@@ -5,7 +5,7 @@ use super::*;
 /// Every incident of the archive, newest first, [`PER_PAGE`](crate::render::paging::PER_PAGE) a page, with the years
 /// linked to where they start: the whole archive within reach without a page of
 /// thousands of rows.
-pub(super) struct IncidentIndex;
+pub(crate) struct IncidentIndex;
 
 #[derive(serde::Serialize)]
 pub(super) struct PageLink {
@@ -60,27 +60,24 @@ pub(super) struct YearLink {
 }
 
 impl Kind for IncidentIndex {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    /// The page's number, from 1.
+    type Key = usize;
+
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, usize)) {
         for n in Paged::new(archive.incidents.len()).numbers() {
-            add(routes::page(&routes::incidents_dir(n)), Key::Number(n));
+            add(routes::page(&routes::incidents_dir(n)), n);
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
-        let window = Paged::window(match key {
-            Key::Number(n) => n,
-            _ => 1,
-        });
+    fn reads(&self, _: &Archive, n: usize) -> Reads {
+        let window = Paged::window(n);
         Reads {
             list: Some((window.start, window.end)),
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Number(n) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, page: &Page, n: usize) -> Result<Vec<u8>, Diagnostic> {
         let base = &r.config.base_url;
         // The years from the archive: only the views shown are made.
         let all = &r.archive.incidents;

@@ -1,27 +1,28 @@
 //! The page kinds. Each says, in one place, which pages it makes (and at which paths, from
-//! the route table), what each page reads, and how it is rendered. [`KINDS`] lists them:
+//! the route table), what each page reads, and how it is rendered. [`What`] lists them:
 //! `build` renders what they plan, and `serve` renders again a page whose declared inputs
 //! changed. Adding a kind is a struct and its `impl Kind` in the file of its family (an
 //! incident's pages, a provider's, the days, the index of all incidents, the data, the
-//! site's own files), a line in [`KINDS`] and, for a page, its template.
+//! site's own files), a line in [`kinds!`] and, for a page, its template.
 
 use chrono::{Datelike, NaiveDate};
+use rayon::prelude::*;
 use tera::Context;
 
-use crate::archive::{Archive, IncidentIx, ProviderIx};
+use crate::archive::{Archive, ComponentIx, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::model::Impact;
 use crate::numbers;
 use crate::render::paging::Paged;
-use crate::render::theme::{AssetSource, Theme};
+use crate::render::theme::{AssetIx, AssetSource, Theme};
 use crate::render::views::{
     self, FeedLinks, IMPACT_ORDER, IncidentView, PeriodView, ProviderView, StatsView, SummaryView,
     TimeView,
 };
 use crate::render::words::{by_name, month_label, thousands};
 use crate::render::{
-    Key, Owner, Page, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
+    Owner, Page, Part, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
 };
 use crate::routes::{self, FeedFormat};
 
@@ -54,78 +55,140 @@ const PROVIDER_CALENDARS: usize = 3;
 /// How many busiest days the home page and the days index list.
 const BUSIEST: usize = 10;
 
-/// One kind of file of the site.
-pub trait Kind: Sync {
+/// One kind of file of the site, with the key its pages are planned with: a page carries
+/// its kind's key in [`What`], so no kind is handed another's.
+pub(crate) trait Kind: Sync {
+    /// What one page of the kind is made from.
+    type Key: Copy + std::fmt::Debug + Eq + std::hash::Hash + Send + Sync;
+
     /// Adds the kind's pages: each a path and the key it is rendered from.
     fn plan(
         &self,
         archive: &Archive,
         theme: &Theme,
         config: &Config,
-        add: &mut dyn FnMut(String, Key),
+        add: &mut dyn FnMut(String, Self::Key),
     );
 
     /// What a page of this kind reads, besides `site.yaml`, in the archive it is planned
     /// from.
-    fn reads(&self, archive: &Archive, key: Key) -> Reads;
+    fn reads(&self, archive: &Archive, key: Self::Key) -> Reads;
 
     /// The bytes of one page of this kind.
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic>;
+    fn render(&self, r: &Renderer, page: &Page, key: Self::Key) -> Result<Vec<u8>, Diagnostic>;
 
     /// A file of the site as a whole, which a static file of the same path replaces.
-    fn site_file(&self, _key: Key) -> bool {
+    fn site_file(&self, _key: Self::Key) -> bool {
         false
     }
 
     /// Who writes the page, for the message of a path conflict.
-    fn owner(&self, _archive: &Archive, _theme: &Theme, page: &Page) -> Owner {
-        Owner {
-            what: format!("the generated `{}`", page.path),
-            place: None,
-        }
+    fn owner(&self, _archive: &Archive, _theme: &Theme, page: &Page, _key: Self::Key) -> Owner {
+        generated(page)
     }
 }
 
-/// Every kind of the site, in no particular order (pages are sorted by path).
-pub static KINDS: &[&dyn Kind] = &[
-    &Home,
-    &NotFound,
-    &ProviderPage,
-    &IncidentPage,
-    &AliasPage,
-    &FeedFile,
-    &ProviderFile {
+/// Declares every kind of the site: a variant of [`What`] each, carrying the kind's own
+/// key, and the value that plans, declares and renders its pages. Every use of a page
+/// matches on [`What`]: a kind left out of one does not compile.
+macro_rules! kinds {
+    ($($(#[$doc:meta])* $variant:ident($kind:ty) = $value:expr;)*) => {
+        /// Which page of which kind a page is: the kind, and the key it was planned with.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum What {
+            $($(#[$doc])* $variant(<$kind as Kind>::Key),)*
+        }
+
+        /// Every kind's pages, the kinds planned in parallel and gathered in their order.
+        pub(crate) fn plan_every_kind(archive: &Archive, theme: &Theme, config: &Config) -> Vec<Page> {
+            type Plan = fn(&Archive, &Theme, &Config) -> Vec<Page>;
+            let kinds: &[Plan] = &[$(
+                |archive, theme, config| {
+                    let mut pages = Vec::new();
+                    Kind::plan(&$value, archive, theme, config, &mut |path, key| {
+                        pages.push(Page { path, what: What::$variant(key) })
+                    });
+                    pages
+                },
+            )*];
+            let planned: Vec<Vec<Page>> = kinds
+                .par_iter()
+                .map(|plan| plan(archive, theme, config))
+                .collect();
+            planned.concat()
+        }
+
+        impl What {
+            /// What the page reads in `archive`, as its kind declares.
+            pub(crate) fn reads(self, archive: &Archive) -> Reads {
+                match self {
+                    $(What::$variant(key) => Kind::reads(&$value, archive, key),)*
+                }
+            }
+
+            /// The bytes of `page`, as its kind makes them.
+            pub(crate) fn render(self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+                match self {
+                    $(What::$variant(key) => Kind::render(&$value, r, page, key),)*
+                }
+            }
+
+            /// Whether a static file of the same path replaces the page.
+            pub(crate) fn site_file(self) -> bool {
+                match self {
+                    $(What::$variant(key) => Kind::site_file(&$value, key),)*
+                }
+            }
+
+            /// Who writes the page, for the message of a path conflict.
+            pub(crate) fn owner(self, archive: &Archive, theme: &Theme, page: &Page) -> Owner {
+                match self {
+                    $(What::$variant(key) => Kind::owner(&$value, archive, theme, page, key),)*
+                }
+            }
+        }
+    };
+}
+
+kinds! {
+    Home(Home) = Home;
+    NotFound(NotFound) = NotFound;
+    Provider(ProviderPage) = ProviderPage;
+    Incident(IncidentPage) = IncidentPage;
+    Alias(AliasPage) = AliasPage;
+    Feed(FeedFile) = FeedFile;
+    ApiProvider(ProviderFile) = ProviderFile {
         path: routes::api_provider,
         make: api_provider,
-    },
-    &ApiIncident,
-    &Cname,
-    &Asset,
-    &SiteFile {
+    };
+    ApiIncident(ApiIncident) = ApiIncident;
+    Cname(Cname) = Cname;
+    Asset(Asset) = Asset;
+    ApiProviders(SiteFile) = SiteFile {
         path: routes::API_PROVIDERS,
         reads: ARCHIVE,
         make: |r| {
             let through = r.archive.through.map(|t| TimeView::new(t).iso);
             api::providers(&r.views.providers, through.as_deref(), &r.config.base_url)
         },
-    },
-    &SiteFile {
+    };
+    Sitemap(SiteFile) = SiteFile {
         path: routes::SITEMAP,
         reads: SITEMAP,
         make: |r| r.sitemap(),
-    },
-    &SiteFile {
+    };
+    Robots(SiteFile) = SiteFile {
         path: routes::ROBOTS,
         reads: NOTHING,
         make: |r| sitemap::robots(&r.config.base_url.url(routes::SITEMAP)),
-    },
-    &SiteFile {
+    };
+    NoJekyll(SiteFile) = SiteFile {
         path: routes::NOJEKYLL,
         reads: NOTHING,
         make: |_| Vec::new(),
-    },
-    // `_headers` names the theme's assets, hashed names and all.
-    &SiteFile {
+    };
+    /// `_headers` names the theme's assets, hashed names and all.
+    Headers(SiteFile) = SiteFile {
         path: routes::HEADERS,
         reads: Reads {
             templates: true,
@@ -133,48 +196,53 @@ pub static KINDS: &[&dyn Kind] = &[
             ..NOTHING
         },
         make: headers,
-    },
-    &SiteFile {
+    };
+    Redirects(SiteFile) = SiteFile {
         path: routes::REDIRECTS,
         reads: ARCHIVE,
         make: redirects,
-    },
-    &IncidentIndex,
-    &ProviderYear,
-    &ComponentPage,
-    &DayPage,
-    &DaysIndex,
-    &SearchPage,
-    &SitemapPart,
-    &ProviderFile {
+    };
+    IncidentIndex(IncidentIndex) = IncidentIndex;
+    ProviderYear(ProviderYear) = ProviderYear;
+    Component(ComponentPage) = ComponentPage;
+    Day(DayPage) = DayPage;
+    DaysIndex(DaysIndex) = DaysIndex;
+    Search(SearchPage) = SearchPage;
+    SitemapPart(SitemapPart) = SitemapPart;
+    ApiStats(ProviderFile) = ProviderFile {
         path: routes::api_stats,
         make: api_stats,
-    },
-    &ProviderFile {
+    };
+    ApiComponents(ProviderFile) = ProviderFile {
         path: routes::api_components,
         make: api_components,
-    },
-    &ApiDay,
-];
-
-/// A page planned with a key its kind does not read: a bug, reported rather than a panic.
-fn wrong_key(page: &Page) -> Diagnostic {
-    Diagnostic::file(
-        &page.path,
-        format!(
-            "internal error: `{}` was planned with {:?}; please report it",
-            page.path, page.key
-        ),
-    )
+    };
+    ApiDay(ApiDay) = ApiDay;
 }
 
-/// The day a day's page or data file is planned for.
-fn day_of<'a>(r: &Renderer<'a>, page: &Page) -> Result<&'a crate::archive::Day, Diagnostic> {
-    let day = match page.key {
-        Key::Day(date) => r.archive.day(date),
-        _ => None,
-    };
-    day.ok_or_else(|| wrong_key(page))
+/// The owner of a page no file writes.
+fn generated(page: &Page) -> Owner {
+    Owner {
+        what: format!("the generated `{}`", page.path),
+        place: None,
+    }
+}
+
+/// The day a day's page or data file is planned for: one the archive has, as planned.
+fn day_of<'a>(
+    r: &Renderer<'a>,
+    page: &Page,
+    date: NaiveDate,
+) -> Result<&'a crate::archive::Day, Diagnostic> {
+    r.archive.day(date).ok_or_else(|| {
+        Diagnostic::file(
+            &page.path,
+            format!(
+                "internal error: `{}` was planned for a day without incidents; please report it",
+                page.path
+            ),
+        )
+    })
 }
 
 const NOTHING: Reads = Reads {
@@ -209,28 +277,19 @@ const SITEMAP: Reads = Reads {
     ..NOTHING
 };
 
-fn incident_owner(archive: &Archive, page: &Page) -> Owner {
-    match page.key.incident() {
-        Some(i) => {
-            let file = archive.incidents[i].file.clone();
-            Owner {
-                what: format!("the incident in `{}`", file.display()),
-                place: Some((file, 0, 0)),
-            }
-        }
-        None => Owner {
-            what: format!("the generated `{}`", page.path),
-            place: None,
-        },
+/// The owner of an incident's pages: its file.
+fn incident_owner(archive: &Archive, i: IncidentIx) -> Owner {
+    let file = archive.incidents[i].file.clone();
+    Owner {
+        what: format!("the incident in `{}`", file.display()),
+        place: Some((file, 0, 0)),
     }
 }
 
-fn provider_owner(archive: &Archive, page: &Page) -> Owner {
+/// The owner of a provider's pages.
+fn provider_owner(archive: &Archive, p: ProviderIx) -> Owner {
     Owner {
-        what: match page.key.provider() {
-            Some(i) => format!("the pages of provider `{}`", archive.providers[i].slug),
-            None => format!("the generated `{}`", page.path),
-        },
+        what: format!("the pages of provider `{}`", archive.providers[p].slug),
         place: None,
     }
 }

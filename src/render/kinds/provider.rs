@@ -2,27 +2,32 @@
 
 use super::*;
 
-pub(super) struct ProviderPage;
+pub(crate) struct ProviderPage;
 
 impl Kind for ProviderPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = ProviderIx;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, ProviderIx),
+    ) {
         for (index, provider) in archive.providers() {
             let dir = routes::provider_dir(provider.slug.as_str());
-            add(routes::page(&dir), Key::Provider(index));
+            add(routes::page(&dir), index);
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, i: ProviderIx) -> Reads {
         Reads {
-            provider_part: key.part(),
+            provider_part: Some((i, Part::All)),
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Provider(i) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, page: &Page, i: ProviderIx) -> Result<Vec<u8>, Diagnostic> {
         let provider = &r.views.providers[i];
         let source = &r.archive.providers[i];
         let name = &provider.reference.name;
@@ -62,14 +67,14 @@ impl Kind for ProviderPage {
         r.template("provider.html", page, &ctx)
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        provider_owner(archive, page)
+    fn owner(&self, archive: &Archive, _: &Theme, _: &Page, i: ProviderIx) -> Owner {
+        provider_owner(archive, i)
     }
 }
 
 /// A provider's incidents of one year, with that year's numbers, charts and calendar, and
 /// its incidents 100 a page.
-pub(super) struct ProviderYear;
+pub(crate) struct ProviderYear;
 
 /// The incidents of a list (newest first) that started in `year`: one run of it, found by
 /// two binary searches.
@@ -83,31 +88,54 @@ pub(crate) fn year_run(
     &list[from..to.max(from)]
 }
 
+/// A page of a provider's year: the provider, the year, and the page's number, from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct YearPage {
+    provider: ProviderIx,
+    year: i32,
+    number: usize,
+}
+
 impl Kind for ProviderYear {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = YearPage;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, YearPage),
+    ) {
         for (index, provider) in archive.providers() {
             for &year in &provider.years {
                 let started = |x: &IncidentIx| archive.incidents[*x].started.year();
                 let count = year_run(&provider.incidents, year, started).len();
                 for n in Paged::new(count).numbers() {
                     let dir = routes::provider_year_page_dir(provider.slug.as_str(), year, n);
-                    add(routes::page(&dir), Key::Year(index, year, n));
+                    let key = YearPage {
+                        provider: index,
+                        year,
+                        number: n,
+                    };
+                    add(routes::page(&dir), key);
                 }
             }
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: YearPage) -> Reads {
         Reads {
-            provider_part: key.part(),
+            provider_part: Some((key.provider, Part::Year(key.year))),
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Year(i, year, n) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, page: &Page, key: YearPage) -> Result<Vec<u8>, Diagnostic> {
+        let YearPage {
+            provider: i,
+            year,
+            number: n,
+        } = key;
         let provider = &r.views.providers[i];
         let source = &r.archive.providers[i];
         let name = &provider.reference.name;
@@ -162,45 +190,73 @@ impl Kind for ProviderYear {
         r.template("provider_year.html", page, &ctx)
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        provider_owner(archive, page)
+    fn owner(&self, archive: &Archive, _: &Theme, _: &Page, key: YearPage) -> Owner {
+        provider_owner(archive, key.provider)
     }
 }
 
 /// One component of a provider: its incidents, numbers and calendar.
-pub(super) struct ComponentPage;
+pub(crate) struct ComponentPage;
+
+/// A page of a component's list: its provider, the component, and the page's number,
+/// from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ComponentListPage {
+    provider: ProviderIx,
+    component: ComponentIx,
+    number: usize,
+}
 
 impl Kind for ComponentPage {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = ComponentListPage;
+
+    fn plan(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Config,
+        add: &mut dyn FnMut(String, ComponentListPage),
+    ) {
         for (index, provider) in archive.providers() {
-            for (number, component) in provider.components.iter().enumerate() {
+            let components = ComponentIx::all(provider.components.len()).zip(&provider.components);
+            for (c, component) in components {
                 for n in Paged::new(component.incidents.len()).numbers() {
                     let dir = routes::component_page_dir(
                         provider.slug.as_str(),
                         component.slug.as_str(),
                         n,
                     );
-                    add(routes::page(&dir), Key::Component(index, number, n));
+                    let key = ComponentListPage {
+                        provider: index,
+                        component: c,
+                        number: n,
+                    };
+                    add(routes::page(&dir), key);
                 }
             }
         }
     }
 
-    fn reads(&self, _: &Archive, key: Key) -> Reads {
+    fn reads(&self, _: &Archive, key: ComponentListPage) -> Reads {
         Reads {
-            provider_part: key.part(),
+            provider_part: Some((key.provider, Part::Component(key.component))),
             ..TEMPLATED
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Component(i, c, n) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(
+        &self,
+        r: &Renderer,
+        page: &Page,
+        key: ComponentListPage,
+    ) -> Result<Vec<u8>, Diagnostic> {
+        let ComponentListPage {
+            provider: i,
+            component: c,
+            number: n,
+        } = key;
         let provider = &r.views.providers[i];
-        let Some(component) = r.archive.providers[i].components.get(c) else {
-            return Err(wrong_key(page));
-        };
+        let component = &r.archive.providers[i].components[c];
         let name = &provider.reference.name;
         let paged = Paged::new(component.incidents.len());
         let title = match n {
@@ -268,7 +324,7 @@ impl Kind for ComponentPage {
         r.template("component.html", page, &ctx)
     }
 
-    fn owner(&self, archive: &Archive, _: &Theme, page: &Page) -> Owner {
-        provider_owner(archive, page)
+    fn owner(&self, archive: &Archive, _: &Theme, _: &Page, key: ComponentListPage) -> Owner {
+        provider_owner(archive, key.provider)
     }
 }

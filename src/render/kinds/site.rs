@@ -5,26 +5,28 @@ use super::*;
 
 /// One file of the site as a whole, made by a function from what it declares it reads:
 /// the simplest kinds, written as data.
-pub(super) struct SiteFile {
+pub(crate) struct SiteFile {
     pub(super) path: &'static str,
     pub(super) reads: Reads,
     pub(super) make: fn(&Renderer) -> Vec<u8>,
 }
 
 impl Kind for SiteFile {
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
-        add(self.path.to_string(), Key::Site);
+    type Key = ();
+
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+        add(self.path.to_string(), ());
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: ()) -> Reads {
         self.reads
     }
 
-    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
+    fn render(&self, r: &Renderer, _: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
         Ok((self.make)(r))
     }
 
-    fn site_file(&self, _: Key) -> bool {
+    fn site_file(&self, _: ()) -> bool {
         true
     }
 }
@@ -73,18 +75,20 @@ pub(super) fn redirects(r: &Renderer) -> Vec<u8> {
     hosting::redirects(&r.config.base_url, aliases)
 }
 
-pub(super) struct NotFound;
+pub(crate) struct NotFound;
 
 impl Kind for NotFound {
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
-        add(routes::NOT_FOUND.into(), Key::Site);
+    type Key = ();
+
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+        add(routes::NOT_FOUND.into(), ());
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: ()) -> Reads {
         TEMPLATED
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+    fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
         let ctx = r.html_context(
             "404",
             "Page not found",
@@ -96,56 +100,63 @@ impl Kind for NotFound {
         r.template("404.html", page, &ctx)
     }
 
-    fn site_file(&self, _: Key) -> bool {
+    fn site_file(&self, _: ()) -> bool {
         true
     }
 }
 
-pub(super) struct Cname;
+pub(crate) struct Cname;
 
 impl Kind for Cname {
-    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = ();
+
+    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, ())) {
         if config.cname.is_some() {
-            add(routes::CNAME.into(), Key::Site);
+            add(routes::CNAME.into(), ());
         }
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: ()) -> Reads {
         NOTHING
     }
 
-    fn render(&self, r: &Renderer, _: &Page) -> Result<Vec<u8>, Diagnostic> {
+    fn render(&self, r: &Renderer, _: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
         Ok(format!("{}\n", r.config.cname.as_deref().unwrap_or_default()).into_bytes())
     }
 
-    fn site_file(&self, _: Key) -> bool {
+    fn site_file(&self, _: ()) -> bool {
         true
     }
 }
 
-pub(super) struct Asset;
+pub(crate) struct Asset;
 
 impl Kind for Asset {
-    fn plan(&self, _: &Archive, theme: &Theme, config: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = AssetIx;
+
+    fn plan(
+        &self,
+        _: &Archive,
+        theme: &Theme,
+        config: &Config,
+        add: &mut dyn FnMut(String, AssetIx),
+    ) {
         let unused = unused_asset(theme, config);
-        for (index, asset) in theme.assets.iter().enumerate() {
+        for (index, asset) in AssetIx::all(theme.assets.len()).zip(&theme.assets) {
             if unused != Some(asset.path.as_str()) {
-                add(asset.path.clone(), Key::Asset(index));
+                add(asset.path.clone(), index);
             }
         }
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: AssetIx) -> Reads {
         Reads {
             assets: true,
             ..NOTHING
         }
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Asset(i) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, _: &Page, i: AssetIx) -> Result<Vec<u8>, Diagnostic> {
         match &r.theme.assets[i].source {
             AssetSource::Embedded(bytes) => Ok(bytes.to_vec()),
             AssetSource::File(path) => {
@@ -154,13 +165,9 @@ impl Kind for Asset {
         }
     }
 
-    fn owner(&self, _: &Archive, theme: &Theme, page: &Page) -> Owner {
-        let source = match page.key {
-            Key::Asset(i) => theme.assets.get(i).map(|asset| &asset.source),
-            _ => None,
-        };
-        match source {
-            Some(AssetSource::File(path)) => Owner {
+    fn owner(&self, _: &Archive, theme: &Theme, page: &Page, i: AssetIx) -> Owner {
+        match &theme.assets[i].source {
+            AssetSource::File(path) => Owner {
                 what: format!("the static file `{}`", path.display()),
                 place: Some((path.clone(), 0, 0)),
             },
@@ -174,20 +181,22 @@ impl Kind for Asset {
 
 /// `search/`: the search box, facets and results, drawn by the theme's script from the
 /// index; without JavaScript, where else to look.
-pub(super) struct SearchPage;
+pub(crate) struct SearchPage;
 
 impl Kind for SearchPage {
-    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, Key)) {
+    type Key = ();
+
+    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, ())) {
         if config.search {
-            add(routes::SEARCH_PAGE.into(), Key::Site);
+            add(routes::SEARCH_PAGE.into(), ());
         }
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: ()) -> Reads {
         TEMPLATED
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+    fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
         let base = &r.config.base_url;
         let mut ctx = r.html_context(
             "search",
@@ -207,27 +216,27 @@ impl Kind for SearchPage {
 }
 
 /// `sitemap-N.xml`: one part of a sitemap too long for one file.
-pub(super) struct SitemapPart;
+pub(crate) struct SitemapPart;
 
 impl Kind for SitemapPart {
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, Key)) {
+    /// The part's number, from 1.
+    type Key = usize;
+
+    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, usize)) {
         for n in 1..=sitemap::parts(crate::render::sitemap_len(archive)) {
-            add(routes::sitemap_part(n), Key::Number(n));
+            add(routes::sitemap_part(n), n);
         }
     }
 
-    fn reads(&self, _: &Archive, _: Key) -> Reads {
+    fn reads(&self, _: &Archive, _: usize) -> Reads {
         SITEMAP
     }
 
-    fn render(&self, r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
-        let Key::Number(n) = page.key else {
-            return Err(wrong_key(page));
-        };
+    fn render(&self, r: &Renderer, _: &Page, n: usize) -> Result<Vec<u8>, Diagnostic> {
         Ok(r.sitemap_part(n))
     }
 
-    fn site_file(&self, _: Key) -> bool {
+    fn site_file(&self, _: usize) -> bool {
         true
     }
 }
