@@ -3,25 +3,24 @@
 //! change, updates it and renders only the pages the change touches. Both go through the
 //! same functions, so a partial rebuild cannot drift from a full one.
 
+use foldhash::{HashMap, HashSet};
+use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::mem::{Discriminant, discriminant};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use chrono::{Datelike, NaiveDate};
-use foldhash::{HashMap, HashSet};
-use rayon::prelude::*;
-
-use crate::archive::{Archive, IncidentIx, ProviderIx};
+use crate::archive::Archive;
 use crate::cache::Hash;
 use crate::config::{BaseUrl, CONFIG_FILE, Config};
 use crate::content::{self, CONTENT_DIR, Files, Loaded};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::model::{Incident, ProviderInfo, Slug};
+use crate::model::{Incident, Slug};
+use crate::render::deps::{self, ChangeSet, Snapshot};
 use crate::render::kinds::What;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR, Theme};
-use crate::render::views::{IncidentViews, Views};
-use crate::render::{self, Page, Part, Reads, Renderer};
+use crate::render::views::Views;
+use crate::render::{self, Page, Renderer};
 
 /// `--root` as given on the command line: a folder that exists, so a typo is named as one
 /// instead of as a site without `content/`.
@@ -351,20 +350,26 @@ impl Site {
             .as_ref()
             .map_or((&self.archive, &self.views), |(a, v)| (a, v));
         let pages = new_pages.as_deref().unwrap_or(&self.pages);
-        let content_dirty = match self.pending_content.paths.is_empty() {
-            false => Dirty::of_content(&self.archive, archive, &self.views, views),
-            true => Dirty::default(),
+        let content_changed = match self.pending_content.paths.is_empty() {
+            false => deps::changed(
+                Snapshot {
+                    archive: &self.archive,
+                    views: &self.views,
+                },
+                Snapshot { archive, views },
+            ),
+            true => ChangeSet::default(),
         };
         // A renamed asset (its hash changed) is linked from every page.
         let assets_renamed = theme
             .as_ref()
             .is_some_and(|t| t.asset_paths != self.theme.asset_paths);
-        let dirty = Dirty {
-            templates: self.pending_templates || assets_renamed,
-            assets: self.pending_static,
-            pages: new_pages.is_some(),
-            ..content_dirty
-        };
+        let changes = content_changed
+            .with_theme(
+                self.pending_templates || assets_renamed,
+                self.pending_static,
+            )
+            .with_plan(new_pages.is_some());
         // A path that is new, or that another kind of page now makes (a static robots.txt
         // deleted: the generated one is back), is rendered whatever the change.
         let old_kinds: HashMap<&str, Discriminant<What>> = match new_pages {
@@ -378,7 +383,7 @@ impl Site {
         let to_render: Vec<&Page> = pages
             .iter()
             .filter(|page| {
-                dirty.touches(archive, page)
+                changes.meets(archive, page.reads(archive))
                     || (new_pages.is_some()
                         && old_kinds.get(page.path.as_str()) != Some(&discriminant(&page.what)))
             })
@@ -610,293 +615,6 @@ fn assemble(
     let plan = render::plan(&archive, config, theme);
     errors.extend(plan.err().unwrap_or_default());
     Err(Diagnostics::sorted(errors))
-}
-
-/// What a change touched, so that only the pages reading it are rendered again.
-#[derive(Default)]
-struct Dirty {
-    content: bool,
-    /// By position in the list of every incident: whether what a list shows there changed.
-    list: Vec<bool>,
-    /// The list's length, or the year at some position, changed.
-    list_shape: bool,
-    templates: bool,
-    assets: bool,
-    /// The plan changed: a page came or went.
-    pages: bool,
-    fresh: Vec<bool>,
-    /// By provider index in the new archive: its list, its description or one of its
-    /// incidents changed, or the archive's latest update moved.
-    providers: Vec<bool>,
-    /// By provider index in the new archive, by position in its list: whether what the
-    /// list shows there changed.
-    provider_lists: Vec<Vec<bool>>,
-    /// By provider index in the new archive: which parts of what its lists and numbers show
-    /// changed.
-    provider_parts: Vec<Parts>,
-    /// The UTC days on which an incident was added, removed or changed.
-    days: BTreeSet<NaiveDate>,
-}
-
-impl Dirty {
-    /// What a content change touched, from the archives before and after it.
-    fn of_content<'a>(
-        before: &'a Archive,
-        after: &'a Archive,
-        old_views: &Views,
-        views: &Views,
-    ) -> Dirty {
-        let list = |archive: &Archive, indices: &[IncidentIx]| -> Vec<*const Incident> {
-            indices
-                .iter()
-                .map(|&i| Arc::as_ptr(&archive.incidents[i]))
-                .collect()
-        };
-        let old: HashMap<&str, (&ProviderInfo, &str, Vec<*const Incident>)> = before
-            .providers
-            .iter()
-            .map(|p| {
-                (
-                    p.slug.as_str(),
-                    (&p.info, p.name.as_str(), list(before, &p.incidents)),
-                )
-            })
-            .collect();
-        let moved = before.through != after.through || before.years != after.years;
-        let providers = after
-            .providers
-            .iter()
-            .map(|p| {
-                moved
-                    || p.incidents.iter().any(|&i| views.fresh[i])
-                    || old
-                        .get(p.slug.as_str())
-                        .is_none_or(|(info, name, incidents)| {
-                            **info != p.info
-                                || *name != p.name
-                                || *incidents != list(after, &p.incidents)
-                        })
-            })
-            .collect();
-        // What a list shows at each position of a provider's list, before and after.
-        let old_lists: HashMap<&str, &[IncidentIx]> = before
-            .providers
-            .iter()
-            .map(|p| (p.slug.as_str(), p.incidents.as_slice()))
-            .collect();
-        let provider_lists = after
-            .providers
-            .iter()
-            .map(|p| {
-                let old = old_lists.get(p.slug.as_str()).copied().unwrap_or_default();
-                changed_positions(
-                    (&old_views.incidents, old.iter().copied()),
-                    (&views.incidents, p.incidents.iter().copied()),
-                )
-            })
-            .collect();
-        // The days of every incident that went, came or shows differently, before and
-        // after: new text in an update changes no day.
-        let kept: HashSet<*const Incident> = after.incidents.iter().map(Arc::as_ptr).collect();
-        let old_by_key: HashMap<(&str, &str), IncidentIx> = before
-            .incidents()
-            .map(|(n, i)| ((i.provider.as_str(), i.slug.as_str()), n))
-            .collect();
-        let mut same = HashSet::default();
-        let mut days = BTreeSet::new();
-        let mut parts: HashMap<&str, Parts> = HashMap::default();
-        let mut add = |incident: &'a Incident| {
-            let (first, last) = crate::numbers::days(incident);
-            days.extend(first.iter_days().take_while(|d| *d <= last));
-            let part = parts.entry(incident.provider.as_str()).or_default();
-            // Every year it counts in, to its end: it lists itself on ten years of days at
-            // most, but its downtime counts in full.
-            let end = crate::numbers::end(incident).year();
-            let counted = first.year()..=last.year().max(end);
-            part.years
-                .extend(after.years.iter().filter(|y| counted.contains(y)));
-            part.components.extend(
-                incident
-                    .components
-                    .iter()
-                    .map(|name| Slug::of_component(name)),
-            );
-        };
-        for ((n, incident), &fresh) in after.incidents().zip(&views.fresh) {
-            if !fresh {
-                continue;
-            }
-            match old_by_key.get(&(incident.provider.as_str(), incident.slug.as_str())) {
-                Some(&o)
-                    if !views
-                        .incidents
-                        .shows_differently(n, &old_views.incidents, o)
-                        && crate::numbers::days(&before.incidents[o])
-                            == crate::numbers::days(incident) =>
-                {
-                    same.insert(o);
-                }
-                _ => add(incident),
-            }
-        }
-        for (o, incident) in before.incidents() {
-            if !kept.contains(&Arc::as_ptr(incident)) && !same.contains(&o) {
-                add(incident);
-            }
-        }
-        // The whole of a provider: its name, `_index.md`, incidents by year, the end of
-        // every period, or what every one of its pages counts against (the time its
-        // records cover, how many components share its uptime, the incidents posted
-        // already resolved) changed.
-        type Shape = (
-            Vec<(i32, usize)>,
-            Option<(crate::model::Timestamp, crate::model::Timestamp)>,
-            usize,
-            usize,
-        );
-        let shape = |p: &crate::archive::Provider| -> Shape {
-            let years = p
-                .stats
-                .years
-                .iter()
-                .map(|(y, period)| (*y, period.incidents))
-                .collect();
-            (
-                years,
-                p.stats.coverage,
-                p.components.len(),
-                p.stats.all_time.after_the_fact,
-            )
-        };
-        let old_shapes: HashMap<&str, Shape> = before
-            .providers
-            .iter()
-            .map(|p| (p.slug.as_str(), shape(p)))
-            .collect();
-        let provider_parts = after
-            .providers
-            .iter()
-            .map(|p| {
-                let mut part = parts.remove(p.slug.as_str()).unwrap_or_default();
-                part.all = moved
-                    || old_shapes.get(p.slug.as_str()) != Some(&shape(p))
-                    || old
-                        .get(p.slug.as_str())
-                        .is_none_or(|(info, name, _)| **info != p.info || *name != p.name);
-                part
-            })
-            .collect();
-        Dirty {
-            content: true,
-            provider_parts,
-            provider_lists,
-            days,
-            // A list changes where an incident is added, removed, moved or shows differently;
-            // an edit of an update's text leaves it as it is.
-            list: changed_positions(
-                (
-                    &old_views.incidents,
-                    IncidentIx::all(before.incidents.len()),
-                ),
-                (&views.incidents, IncidentIx::all(after.incidents.len())),
-            ),
-            list_shape: before.incidents.len() != after.incidents.len()
-                || before
-                    .incidents
-                    .iter()
-                    .zip(&after.incidents)
-                    .any(|(old, new)| old.started.year() != new.started.year()),
-            fresh: views.fresh.clone(),
-            providers,
-            ..Dirty::default()
-        }
-    }
-
-    /// Whether `page` must be rendered again: whether one of the inputs its kind declares
-    /// ([`Kind::reads`](render::kinds::Kind::reads)) changed.
-    fn touches(&self, archive: &Archive, page: &Page) -> bool {
-        // Every input by name: one that a kind may declare but this does not weigh does
-        // not compile.
-        let Reads {
-            templates,
-            assets,
-            incident,
-            provider,
-            provider_part,
-            provider_list,
-            days,
-            archive: whole,
-            list,
-            pages,
-        } = page.reads(archive);
-        let within = |changed: &[bool], start: usize, end: usize| {
-            changed
-                .get(start..end.min(changed.len()))
-                .is_some_and(|range| range.contains(&true))
-        };
-        (templates && self.templates)
-            || (assets && self.assets)
-            || (whole && self.content)
-            || (pages && self.pages)
-            || list.is_some_and(|(start, end)| self.list_shape || within(&self.list, start, end))
-            || incident.is_some_and(|i| i.get(&self.fresh).is_some_and(|&fresh| fresh))
-            || provider.is_some_and(|p| p.get(&self.providers).is_some_and(|&dirty| dirty))
-            || provider_part.is_some_and(|(p, part)| {
-                p.get(&self.provider_parts)
-                    .is_some_and(|changed| changed.touches(archive, p, part))
-            })
-            || provider_list.is_some_and(|(p, start, end)| {
-                p.get(&self.provider_lists)
-                    .is_some_and(|list| within(list, start, end))
-            })
-            || days.is_some_and(|(first, last)| self.days.range(first..=last).next().is_some())
-    }
-}
-
-/// What changed of a provider, as its lists and numbers show it.
-#[derive(Default)]
-struct Parts {
-    /// All of it: its name, `_index.md`, counts by year, or the archive's end.
-    all: bool,
-    /// The years that an incident which changed touches (before or after the change).
-    years: BTreeSet<i32>,
-    /// The components of the incidents that changed, before and after.
-    components: HashSet<Slug>,
-}
-
-impl Parts {
-    /// Whether a page reading `part` of provider `p` (in the new archive) shows a change.
-    fn touches(&self, archive: &Archive, p: ProviderIx, part: Part) -> bool {
-        self.all
-            || match part {
-                Part::All => !self.years.is_empty() || !self.components.is_empty(),
-                Part::Year(year) => self.years.contains(&year),
-                Part::Component(c) => c
-                    .get(&archive.providers[p].components)
-                    .is_none_or(|component| self.components.contains(&component.slug)),
-            }
-    }
-}
-
-/// By position, whether a list shows something else there: an incident added, removed,
-/// moved or shown differently, its components or its latest update changed (an edit of an
-/// update's text changes nothing). As long as the longer list, so a position that emptied
-/// counts too.
-fn changed_positions(
-    (old_views, before): (&IncidentViews, impl ExactSizeIterator<Item = IncidentIx>),
-    (views, after): (&IncidentViews, impl ExactSizeIterator<Item = IncidentIx>),
-) -> Vec<bool> {
-    let length = before.len().max(after.len());
-    let mut before = before.map(Some).chain(std::iter::repeat(None));
-    let mut after = after.map(Some).chain(std::iter::repeat(None));
-    (0..length)
-        .map(
-            |_| match (before.next().flatten(), after.next().flatten()) {
-                (Some(o), Some(n)) => views.shows_differently(n, old_views, o),
-                _ => true,
-            },
-        )
-        .collect()
 }
 
 #[cfg(test)]

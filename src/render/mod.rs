@@ -4,6 +4,7 @@
 pub mod api;
 pub(crate) mod balance;
 pub mod charts;
+pub(crate) mod deps;
 pub mod feeds;
 pub mod hosting;
 mod insights;
@@ -26,63 +27,17 @@ use serde::Serialize;
 use tera::Context;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::archive::{Archive, ComponentIx, IncidentIx, ProviderIx};
+use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
+use crate::render::deps::Reads;
 use crate::render::feeds::FeedSpec;
 use crate::render::kinds::What;
 use crate::render::paging::Paged;
 use crate::render::theme::Theme;
 use crate::render::views::{FeedLinks, SummaryView, Views};
 use crate::routes;
-
-/// What a page is made from, besides `site.yaml`, which any page may read (a change to it
-/// rebuilds the whole site). Declared once per kind, in [`Kind::reads`]: `serve`
-/// renders a page again when, and only when, one of its inputs changed, and the
-/// randomized oracle test holds every kind to it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Reads {
-    /// The theme's templates, and the names of its assets, which pages link.
-    pub templates: bool,
-    /// The bytes of the theme's and the site's static files.
-    pub assets: bool,
-    /// One incident: its facts, its text and its provider's name.
-    pub incident: Option<IncidentIx>,
-    /// One provider: its `_index.md`, its incidents and components, and the archive's
-    /// latest update, where its statistics end.
-    pub provider: Option<ProviderIx>,
-    /// A part of one provider as its lists and numbers show it: the incidents of the part
-    /// as a list shows them (with their components and latest update), the provider's name,
-    /// `_index.md` and count of incidents by year, and the archive's latest update. Not the
-    /// text of their updates: an edit of that leaves these pages alone.
-    pub provider_part: Option<(ProviderIx, Part)>,
-    /// The incidents at these positions (`start..end`) of one provider's list, as a list
-    /// shows them: an incident's neighbours.
-    pub provider_list: Option<(ProviderIx, usize, usize)>,
-    /// Every incident active on these UTC days (first and last included), as a list shows
-    /// them, with its components.
-    pub days: Option<(NaiveDate, NaiveDate)>,
-    /// The whole archive: every incident and provider, and their order.
-    pub archive: bool,
-    /// The incidents at these positions (`start..end`) of the list of every incident, as a
-    /// list shows them (title, times, impact, provider, duration; not the text of their
-    /// updates), and the list's length and years.
-    pub list: Option<(usize, usize)>,
-    /// Which pages the site has: the path of every one.
-    pub pages: bool,
-}
-
-/// Which incidents of a provider a page of its lists and numbers shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
-    /// Any of them (its page, its numbers).
-    All,
-    /// Those that touch a year.
-    Year(i32),
-    /// Those of a component.
-    Component(ComponentIx),
-}
 
 /// One file of the site: its path under the output folder and what it is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

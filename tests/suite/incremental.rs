@@ -642,7 +642,7 @@ mod oracle {
 
     #[test]
     fn random_edits_build_with_the_cache_what_a_build_from_scratch_gives() {
-        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 12, 11)
+        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 20, 11)
             .run(&proptest::collection::vec(edit(), 1..16), |edits| {
                 run_cached_case(&edits)
             })
@@ -653,7 +653,7 @@ mod oracle {
     /// an incident's days are thousands of pages.
     #[test]
     fn random_edits_of_incidents_of_any_length_build_with_the_cache_what_scratch_gives() {
-        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 3, 12)
+        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 4, 12)
             .run(&proptest::collection::vec(edit_spanning(), 1..8), |edits| {
                 run_cached_case(&edits)
             })
@@ -661,7 +661,7 @@ mod oracle {
     }
 
     fn check(hash_assets: bool, seed: u8) {
-        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 24, seed)
+        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 32, seed)
             .run(&proptest::collection::vec(edit(), 1..16), |edits| {
                 let one_by_one: Vec<Vec<Edit>> = edits.into_iter().map(|e| vec![e]).collect();
                 run_case(&one_by_one, hash_assets)
@@ -673,7 +673,7 @@ mod oracle {
     #[test]
     fn random_bursts_of_edits_of_incidents_of_any_length_serve_what_a_full_build_gives() {
         let bursts = proptest::collection::vec(edit_spanning(), 1..6);
-        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 4, 13)
+        crate::common::seeded_runner("OUTAGES_ORACLE_CASES", 6, 13)
             .run(&proptest::collection::vec(bursts, 1..5), |bursts| {
                 run_case(&bursts, false)
             })

@@ -7,8 +7,8 @@ pub(crate) struct FeedFile;
 /// A feed: of a provider or (`None`) of the site, in one format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct FeedOf {
-    scope: Option<ProviderIx>,
-    format: FeedFormat,
+    pub(crate) scope: Option<ProviderIx>,
+    pub(crate) format: FeedFormat,
 }
 
 impl Kind for FeedFile {

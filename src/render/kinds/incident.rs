@@ -85,8 +85,8 @@ pub(crate) struct AliasPage;
 /// One alias of an incident: the incident, and the alias's place in its list of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct AliasOf {
-    incident: IncidentIx,
-    number: usize,
+    pub(crate) incident: IncidentIx,
+    pub(crate) number: usize,
 }
 
 impl Kind for AliasPage {

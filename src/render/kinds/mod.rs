@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::model::Impact;
 use crate::numbers;
+use crate::render::deps::{Part, Reads};
 use crate::render::paging::Paged;
 use crate::render::theme::{AssetIx, AssetSource, Theme};
 use crate::render::views::{
@@ -21,9 +22,7 @@ use crate::render::views::{
     TimeView,
 };
 use crate::render::words::{by_name, month_label, thousands};
-use crate::render::{
-    Owner, Page, Part, Reads, Renderer, Year, api, feeds, hosting, insights, sitemap,
-};
+use crate::render::{Owner, Page, Renderer, Year, api, feeds, hosting, insights, sitemap};
 use crate::routes::{self, FeedFormat};
 
 mod data;
@@ -388,3 +387,6 @@ fn insert_charts(
         ),
     );
 }
+
+#[cfg(test)]
+mod tests;

@@ -91,9 +91,9 @@ pub(crate) fn year_run(
 /// A page of a provider's year: the provider, the year, and the page's number, from 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct YearPage {
-    provider: ProviderIx,
-    year: i32,
-    number: usize,
+    pub(crate) provider: ProviderIx,
+    pub(crate) year: i32,
+    pub(crate) number: usize,
 }
 
 impl Kind for ProviderYear {
@@ -202,9 +202,9 @@ pub(crate) struct ComponentPage;
 /// from 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ComponentListPage {
-    provider: ProviderIx,
-    component: ComponentIx,
-    number: usize,
+    pub(crate) provider: ProviderIx,
+    pub(crate) component: ComponentIx,
+    pub(crate) number: usize,
 }
 
 impl Kind for ComponentPage {
