@@ -96,6 +96,12 @@ pub fn page(dir: &str) -> String {
     format!("{dir}{HOME}")
 }
 
+/// The folder of a page made by [`page`], as its URL names it: `acme/` of
+/// `acme/index.html`.
+pub fn page_dir(path: &str) -> &str {
+    path.strip_suffix(HOME).unwrap_or(path)
+}
+
 /// Page `n` (from 1) of the index of every incident: `incidents/`, `incidents/page/2/`.
 pub fn incidents_dir(n: usize) -> String {
     match n {

@@ -245,6 +245,7 @@ impl Site {
     pub fn renderer(&self) -> Renderer<'_> {
         Renderer {
             archive: &self.archive,
+            pages: &self.pages,
             config: &self.config,
             theme: &self.theme,
             views: &self.views,
@@ -390,6 +391,7 @@ impl Site {
             .collect();
         let renderer = Renderer {
             archive,
+            pages,
             config: &self.config,
             theme: theme_ref,
             views,

@@ -20,21 +20,20 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 use foldhash::HashSet;
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::Context;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::archive::{Archive, IncidentIx, ProviderIx};
+use crate::archive::{Archive, ProviderIx};
 use crate::config::Config;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
 use crate::render::deps::Reads;
 use crate::render::feeds::FeedSpec;
-use crate::render::kinds::What;
-use crate::render::paging::Paged;
+use crate::render::kinds::{Dates, What};
 use crate::render::theme::Theme;
 use crate::render::views::{FeedLinks, SummaryView, Views};
 use crate::routes;
@@ -67,7 +66,13 @@ pub fn plan(
     // A site's own static file replaces a generated file of the site of the same name (a
     // custom robots.txt, say); one where an incident or a provider writes is a conflict.
     let assets: HashSet<&str> = theme.assets.iter().map(|a| a.path.as_str()).collect();
-    pages.retain(|page| !(page.what.site_file() && assets.contains(page.path.as_str())));
+    let replaced = |page: &Page| page.what.site_file() && assets.contains(page.path.as_str());
+    pages.retain(|page| !replaced(page));
+    // Then the pages made from the plan: the sitemap's parts, from how many it lists.
+    let listed = pages.iter().filter(|page| page.what.in_sitemap()).count();
+    let mut after = kinds::plan_after_every_kind(listed);
+    after.retain(|page| !replaced(page));
+    pages.extend(after);
     let pages = sorted_by_path(pages);
     let mut errors = conflicts(archive, theme, &pages);
     if config.search {
@@ -240,18 +245,6 @@ fn files_and_folders<K: AsRef<str>>(keys: &[(K, usize)]) -> Vec<(usize, usize)> 
     found
 }
 
-/// How many pages the sitemap lists, counted from the archive alone (the plan needs it to
-/// know how many parts there are).
-pub fn sitemap_len(archive: &Archive) -> usize {
-    let incidents = archive.incidents.len();
-    let providers: usize = archive
-        .providers
-        .iter()
-        .map(|p| 1 + p.years.len() + p.components.len())
-        .sum();
-    2 + Paged::new(incidents).pages() + archive.days.len() + providers + incidents
-}
-
 /// An error about a page, at the place of whoever writes it (its file, or its alias's line).
 fn at_owner(
     archive: &Archive,
@@ -349,6 +342,8 @@ fn owner(archive: &Archive, theme: &Theme, page: &Page) -> Owner {
 /// Renders pages from an archive and its views (each made when a page first asks for it).
 pub struct Renderer<'a> {
     pub archive: &'a Archive,
+    /// Every page of the site, sorted by path: what the sitemap lists.
+    pub pages: &'a [Page],
     pub config: &'a Config,
     pub theme: &'a Theme,
     pub views: &'a Views,
@@ -489,129 +484,54 @@ impl Renderer<'_> {
     /// `sitemap.xml`: every page a search engine should know, or, past the limit of one
     /// sitemap, the index of the parts that list them.
     pub fn sitemap(&self) -> Vec<u8> {
-        let parts = sitemap::parts(sitemap_len(self.archive));
-        if parts == 0 {
-            return sitemap::sitemap(
-                self.sitemap_entries(0)
-                    .map(|entry| self.sitemap_entry(entry)),
-            );
+        self.sitemap_of(sitemap::MAX_URLS)
+    }
+
+    /// Part `n` (from 1) of a sitemap split in parts.
+    pub fn sitemap_part(&self, n: usize) -> Vec<u8> {
+        self.sitemap_part_of(n, sitemap::MAX_URLS)
+    }
+
+    /// The sitemap, of parts of at most `per_part` pages each.
+    fn sitemap_of(&self, per_part: usize) -> Vec<u8> {
+        let dates = Dates::new(self.archive);
+        let listed = self.listed().count();
+        if listed <= per_part {
+            return sitemap::sitemap(self.listed().map(|page| self.sitemap_entry(page, &dates)));
         }
-        let mut entries = self.sitemap_entries(0);
         let base = &self.config.base_url;
-        let newest: Vec<(String, Option<NaiveDate>)> = (1..=parts)
+        let mut pages = self.listed();
+        let newest: Vec<(String, Option<NaiveDate>)> = (1..=listed.div_ceil(per_part))
             .map(|n| {
-                let newest = entries
-                    .by_ref()
-                    .take(sitemap::MAX_URLS)
-                    .filter_map(|(_, lastmod)| lastmod)
-                    .max();
+                let part = pages.by_ref().take(per_part);
+                let newest = part.filter_map(|page| page.what.lastmod(&dates)).max();
                 (base.url(&routes::sitemap_part(n)), newest)
             })
             .collect();
         sitemap::index(newest.into_iter())
     }
 
-    /// Part `n` (from 1) of a sitemap split in parts.
-    pub fn sitemap_part(&self, n: usize) -> Vec<u8> {
-        let skip = n.saturating_sub(1).saturating_mul(sitemap::MAX_URLS);
-        sitemap::sitemap(
-            self.sitemap_entries(skip)
-                .take(sitemap::MAX_URLS)
-                .map(|entry| self.sitemap_entry(entry)),
-        )
+    /// Part `n` (from 1) of a sitemap of parts of at most `per_part` pages each. Finding
+    /// where a part starts looks only at each page's kind, never at the archive.
+    fn sitemap_part_of(&self, n: usize, per_part: usize) -> Vec<u8> {
+        let dates = Dates::new(self.archive);
+        let skip = n.saturating_sub(1).saturating_mul(per_part);
+        let pages = self.listed().skip(skip).take(per_part);
+        sitemap::sitemap(pages.map(|page| self.sitemap_entry(page, &dates)))
     }
 
-    /// Every page a search engine should know, in the sitemap's order, past the first
-    /// `skip`: the home page, the incident index, the calendar and its days, providers
-    /// with their years and components, and incidents. As many as [`sitemap_len`] counts.
-    /// Each names its page ([`Loc`]): its URL is made only for a sitemap that lists it
-    /// (the index needs only the dates).
-    fn sitemap_entries<'a>(
-        &'a self,
-        skip: usize,
-    ) -> impl Iterator<Item = (Loc<'a>, Option<NaiveDate>)> {
-        // From the archive, not the views: a sitemap lists every incident, and the views of
-        // those on no page rendered again are not made.
-        let archive = self.archive;
-        let incidents = &archive.incidents;
-        let day = |i: IncidentIx| archive.updated[i].date_naive();
-        // Copied into each closure below: they hold references only.
-        let of = move |list: &'a [IncidentIx]| list.iter().map(|&i| day(i)).max();
-        let all = archive.updated.iter().max().map(|t| t.date_naive());
-        let site = [Loc::Home, Loc::Days]
-            .into_iter()
-            .chain(
-                Paged::new(incidents.len())
-                    .numbers()
-                    .map(Loc::IncidentsPage),
-            )
-            .map(move |loc| (loc, all));
-        let days = archive
-            .days
-            .iter()
-            .map(move |day| (Loc::Day(day.date), of(&day.incidents)));
-        let providers = archive.providers.iter().flat_map(move |provider| {
-            let slug = provider.slug.as_str();
-            let years = provider.years.iter().map(move |&year| {
-                let started = |&i: &IncidentIx| incidents[i].started.year();
-                let run = kinds::year_run(&provider.incidents, year, started);
-                (Loc::ProviderYear(slug, year), of(run))
-            });
-            let components = provider
-                .components
-                .iter()
-                .map(move |c| (Loc::Component(slug, c.slug.as_str()), of(&c.incidents)));
-            std::iter::once((Loc::Provider(slug), of(&provider.incidents)))
-                .chain(years)
-                .chain(components)
-        });
-        // The incidents are most of a sitemap: a part past the others starts among them
-        // without making the entries before it.
-        let others = sitemap_len(archive).saturating_sub(incidents.len());
-        let first = skip.saturating_sub(others).min(incidents.len());
-        let pages_of_incidents = IncidentIx::all(incidents.len())
-            .skip(first)
-            .map(move |i| (Loc::Incident(i), Some(day(i))));
-        site.chain(days)
-            .chain(providers)
-            .skip(skip.min(others))
-            .chain(pages_of_incidents)
+    /// The pages a sitemap lists, in the plan's order (by path).
+    fn listed(&self) -> impl Iterator<Item = &Page> {
+        self.pages.iter().filter(|page| page.what.in_sitemap())
     }
 
-    /// The sitemap entry of a page.
-    fn sitemap_entry<'a>(&'a self, (loc, lastmod): (Loc<'a>, Option<NaiveDate>)) -> sitemap::Entry {
-        let base = &self.config.base_url;
-        let path = match loc {
-            Loc::Home => String::new(),
-            Loc::Days => routes::DAYS_DIR.to_string(),
-            Loc::IncidentsPage(n) => routes::incidents_dir(n),
-            Loc::Day(date) => routes::day_dir(date),
-            Loc::Provider(slug) => routes::provider_dir(slug),
-            Loc::ProviderYear(slug, year) => routes::provider_year_dir(slug, year),
-            Loc::Component(slug, component) => routes::component_dir(slug, component),
-            Loc::Incident(i) => {
-                let incident = &self.archive.incidents[i];
-                routes::incident_dir(incident.provider.as_str(), incident.slug.as_str())
-            }
-        };
+    /// The sitemap entry of a page: its URL, and the day it last changed.
+    fn sitemap_entry(&self, page: &Page, dates: &Dates) -> sitemap::Entry {
         sitemap::Entry {
-            url: base.url(&path),
-            lastmod,
+            url: self.config.base_url.url(routes::page_dir(&page.path)),
+            lastmod: page.what.lastmod(dates),
         }
     }
-}
-
-/// A page a sitemap lists, before its URL is made.
-#[derive(Clone, Copy, Debug)]
-enum Loc<'a> {
-    Home,
-    Days,
-    IncidentsPage(usize),
-    Day(NaiveDate),
-    Provider(&'a str),
-    ProviderYear(&'a str, i32),
-    Component(&'a str, &'a str),
-    Incident(IncidentIx),
 }
 
 #[cfg(test)]
@@ -642,24 +562,46 @@ mod tests {
     }
 
     #[test]
-    fn a_sitemap_part_starts_where_skipping_the_entries_before_it_would() {
+    fn a_sitemap_in_parts_lists_what_one_sitemap_would_in_the_same_order() {
         let options = crate::site::Options::new(env!("CARGO_MANIFEST_DIR"));
         let site = crate::site::Site::load(&options).expect("the sample site loads");
         let renderer = site.renderer();
-        let text = |entries: &mut dyn Iterator<Item = (Loc, Option<NaiveDate>)>| -> Vec<String> {
-            entries
-                .map(|entry| renderer.sitemap_entry(entry))
-                .map(|e| format!("{} {:?}", e.url, e.lastmod))
+        let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("UTF-8");
+        let urls = |xml: &str, tag: &str| -> Vec<String> {
+            let doc = roxmltree::Document::parse(xml).expect("XML");
+            doc.descendants()
+                .filter(|n| n.has_tag_name(tag))
+                .map(|n| {
+                    let loc = n.children().find(|c| c.has_tag_name("loc"));
+                    let lastmod = n.children().find(|c| c.has_tag_name("lastmod"));
+                    format!(
+                        "{:?} {:?}",
+                        loc.and_then(|l| l.text()),
+                        lastmod.and_then(|l| l.text())
+                    )
+                })
                 .collect()
         };
-        let all = text(&mut renderer.sitemap_entries(0));
-        let len = sitemap_len(&site.archive);
-        assert_eq!(all.len(), len);
-        let others = len - site.archive.incidents.len();
-        for skip in [1, others - 1, others, others + 1, len - 1, len, len + 3] {
-            let part = text(&mut renderer.sitemap_entries(skip));
-            assert_eq!(part, all[skip.min(len)..], "skipping {skip}");
+        let whole = urls(&text(renderer.sitemap()), "url");
+        let listed = renderer.listed().count();
+        assert_eq!(whole.len(), listed);
+        assert!(listed > 20, "{listed}");
+        // Parts of 7: an index of as many parts, each dated by its newest page.
+        let index = urls(&text(renderer.sitemap_of(7)), "sitemap");
+        assert_eq!(index.len(), listed.div_ceil(7));
+        let mut joined = Vec::new();
+        for n in 1..=index.len() {
+            let part = urls(&text(renderer.sitemap_part_of(n, 7)), "url");
+            assert!(!part.is_empty() && part.len() <= 7, "part {n}");
+            let newest = part
+                .iter()
+                .filter_map(|u| u.split(' ').nth(1))
+                .max()
+                .unwrap();
+            assert!(index[n - 1].ends_with(newest), "{} {newest}", index[n - 1]);
+            joined.extend(part);
         }
+        assert_eq!(joined, whole);
     }
 
     #[test]

@@ -21,6 +21,12 @@ impl Kind for DayPage {
         }
     }
 
+    const IN_SITEMAP: bool = true;
+
+    fn lastmod(&self, dates: &Dates, date: NaiveDate) -> Option<NaiveDate> {
+        dates.of(&dates.archive.day(date)?.incidents)
+    }
+
     fn reads(&self, archive: &Archive, date: NaiveDate) -> Reads {
         // The day, and the days it links as the one before and the one after: any change
         // between them (a day appearing or going) changes those links.
@@ -84,6 +90,12 @@ impl Kind for DaysIndex {
 
     fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
         add(routes::page(routes::DAYS_DIR), ());
+    }
+
+    const IN_SITEMAP: bool = true;
+
+    fn lastmod(&self, dates: &Dates, _: ()) -> Option<NaiveDate> {
+        dates.newest
     }
 
     fn reads(&self, _: &Archive, _: ()) -> Reads {

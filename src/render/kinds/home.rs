@@ -68,6 +68,12 @@ impl Kind for Home {
         r.template("index.html", page, &ctx)
     }
 
+    const IN_SITEMAP: bool = true;
+
+    fn lastmod(&self, dates: &Dates, _: ()) -> Option<NaiveDate> {
+        dates.newest
+    }
+
     fn site_file(&self, _: ()) -> bool {
         true
     }

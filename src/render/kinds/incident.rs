@@ -20,6 +20,12 @@ impl Kind for IncidentPage {
         }
     }
 
+    const IN_SITEMAP: bool = true;
+
+    fn lastmod(&self, dates: &Dates, i: IncidentIx) -> Option<NaiveDate> {
+        dates.of(&[i])
+    }
+
     fn reads(&self, archive: &Archive, index: IncidentIx) -> Reads {
         let (provider, position) = archive.places[index];
         Reads {

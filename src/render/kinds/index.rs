@@ -69,6 +69,12 @@ impl Kind for IncidentIndex {
         }
     }
 
+    const IN_SITEMAP: bool = true;
+
+    fn lastmod(&self, dates: &Dates, _: usize) -> Option<NaiveDate> {
+        dates.newest
+    }
+
     fn reads(&self, _: &Archive, n: usize) -> Reads {
         let window = Paged::window(n);
         Reads {

@@ -38,7 +38,6 @@ use days::*;
 use home::*;
 use incident::*;
 use index::*;
-pub(crate) use provider::year_run;
 use provider::*;
 use site::*;
 
@@ -75,6 +74,18 @@ pub(crate) trait Kind: Sync {
 
     /// The bytes of one page of this kind.
     fn render(&self, r: &Renderer, page: &Page, key: Self::Key) -> Result<Vec<u8>, Diagnostic>;
+
+    /// Adds the pages made from the rest of the plan, once it is made: `listed` is how
+    /// many of its pages the sitemap lists.
+    fn plan_after(&self, _listed: usize, _add: &mut dyn FnMut(String, Self::Key)) {}
+
+    /// Whether the sitemap lists the kind's pages: the pages a reader may land on.
+    const IN_SITEMAP: bool = false;
+
+    /// The day a page the sitemap lists last changed, if the archive says.
+    fn lastmod(&self, _dates: &Dates, _key: Self::Key) -> Option<NaiveDate> {
+        None
+    }
 
     /// A file of the site as a whole, which a static file of the same path replaces.
     fn site_file(&self, _key: Self::Key) -> bool {
@@ -117,7 +128,30 @@ macro_rules! kinds {
             planned.concat()
         }
 
+        /// The pages every kind makes from the rest of the plan ([`Kind::plan_after`]).
+        pub(crate) fn plan_after_every_kind(listed: usize) -> Vec<Page> {
+            let mut pages = Vec::new();
+            $(Kind::plan_after(&$value, listed, &mut |path, key| {
+                pages.push(Page { path, what: What::$variant(key) })
+            });)*
+            pages
+        }
+
         impl What {
+            /// Whether the sitemap lists the page.
+            pub(crate) fn in_sitemap(self) -> bool {
+                match self {
+                    $(What::$variant(_) => <$kind as Kind>::IN_SITEMAP,)*
+                }
+            }
+
+            /// The day a page the sitemap lists last changed.
+            pub(crate) fn lastmod(self, dates: &Dates) -> Option<NaiveDate> {
+                match self {
+                    $(What::$variant(key) => Kind::lastmod(&$value, dates, key),)*
+                }
+            }
+
             /// What the page reads in `archive`, as its kind declares.
             pub(crate) fn reads(self, archive: &Archive) -> Reads {
                 match self {
@@ -217,6 +251,30 @@ kinds! {
         make: api_components,
     };
     ApiDay(ApiDay) = ApiDay;
+}
+
+/// What a sitemap dates its pages by: the archive, and its newest update's day, found
+/// once for every page that shows the whole archive.
+pub(crate) struct Dates<'a> {
+    pub(crate) archive: &'a Archive,
+    pub(crate) newest: Option<NaiveDate>,
+}
+
+impl<'a> Dates<'a> {
+    pub(crate) fn new(archive: &'a Archive) -> Dates<'a> {
+        let newest = archive.updated.iter().max().map(|t| t.date_naive());
+        Dates { archive, newest }
+    }
+
+    /// The day of the newest update among `incidents`.
+    fn of(&self, incidents: &[IncidentIx]) -> Option<NaiveDate> {
+        let updated = &self.archive.updated;
+        incidents
+            .iter()
+            .map(|&i| updated[i])
+            .max()
+            .map(|t| t.date_naive())
+    }
 }
 
 /// The owner of a page no file writes.

@@ -20,6 +20,12 @@ impl Kind for ProviderPage {
         }
     }
 
+    const IN_SITEMAP: bool = true;
+
+    fn lastmod(&self, dates: &Dates, i: ProviderIx) -> Option<NaiveDate> {
+        dates.of(&dates.archive.providers[i].incidents)
+    }
+
     fn reads(&self, _: &Archive, i: ProviderIx) -> Reads {
         Reads {
             provider_part: Some((i, Part::All)),
@@ -78,11 +84,7 @@ pub(crate) struct ProviderYear;
 
 /// The incidents of a list (newest first) that started in `year`: one run of it, found by
 /// two binary searches.
-pub(crate) fn year_run(
-    list: &[IncidentIx],
-    year: i32,
-    started: impl Fn(&IncidentIx) -> i32,
-) -> &[IncidentIx] {
+fn year_run(list: &[IncidentIx], year: i32, started: impl Fn(&IncidentIx) -> i32) -> &[IncidentIx] {
     let from = list.partition_point(|x| started(x) > year);
     let to = list.partition_point(|x| started(x) >= year);
     &list[from..to.max(from)]
@@ -121,6 +123,20 @@ impl Kind for ProviderYear {
                 }
             }
         }
+    }
+
+    const IN_SITEMAP: bool = true;
+
+    /// Its incidents' newest update: a page of a list shows only its own.
+    fn lastmod(&self, dates: &Dates, key: YearPage) -> Option<NaiveDate> {
+        let archive = dates.archive;
+        let started = |&i: &IncidentIx| archive.incidents[i].started.year();
+        let run = year_run(
+            &archive.providers[key.provider].incidents,
+            key.year,
+            started,
+        );
+        dates.of(run.get(Paged::new(run.len()).items_of(key.number))?)
     }
 
     fn reads(&self, _: &Archive, key: YearPage) -> Reads {
@@ -235,6 +251,15 @@ impl Kind for ComponentPage {
                 }
             }
         }
+    }
+
+    const IN_SITEMAP: bool = true;
+
+    /// Its incidents' newest update: a page of a list shows only its own.
+    fn lastmod(&self, dates: &Dates, key: ComponentListPage) -> Option<NaiveDate> {
+        let provider = &dates.archive.providers[key.provider];
+        let list = &provider.components[key.component].incidents;
+        dates.of(list.get(Paged::new(list.len()).items_of(key.number))?)
     }
 
     fn reads(&self, _: &Archive, key: ComponentListPage) -> Reads {

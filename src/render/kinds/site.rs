@@ -222,8 +222,11 @@ impl Kind for SitemapPart {
     /// The part's number, from 1.
     type Key = usize;
 
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, usize)) {
-        for n in 1..=sitemap::parts(crate::render::sitemap_len(archive)) {
+    /// Planned with the rest of the plan, in [`Kind::plan_after`].
+    fn plan(&self, _: &Archive, _: &Theme, _: &Config, _: &mut dyn FnMut(String, usize)) {}
+
+    fn plan_after(&self, listed: usize, add: &mut dyn FnMut(String, usize)) {
+        for n in 1..=sitemap::parts(listed) {
             add(routes::sitemap_part(n), n);
         }
     }
