@@ -14,12 +14,12 @@ use crate::config::{Config, StandIn};
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
 use crate::output::{self, Leftover, Output, OutputFile, WriteStats};
-use crate::rebuild::{CacheNotWritten, Scan, StartFrom};
+use crate::rebuild::{CacheNotWritten, Saving, Scan, StartFrom};
 use crate::render::Page;
 use crate::render::theme::{STATIC_DIR, TEMPLATES_DIR};
 use crate::routes;
 use crate::search;
-use crate::site::{Options, Rerendered, Site, render_pages};
+use crate::site::{Changes, Options, Rerendered, Site, render_pages};
 
 /// What a build did, for the summary line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl Summary {
     fn unchanged(
         options: &Options,
         written: &Written,
-        output: Output,
+        output: Option<Output>,
         cache_error: Option<CacheNotWritten>,
         start: Instant,
     ) -> Summary {
@@ -65,7 +65,7 @@ impl Summary {
                 unchanged: written.files,
                 removed: 0,
             },
-            leftovers: output.release(),
+            leftovers: output.map(Output::release).unwrap_or_default(),
             stand_in_base_url: base_url.stand_in(),
             warnings: Diagnostics(written.warnings.clone()),
             cache_error,
@@ -182,6 +182,117 @@ impl Made {
     }
 }
 
+/// What a build does with what it makes.
+enum Mode {
+    /// `check`: renders every page and writes nothing.
+    Check,
+    /// Writes into the output folder.
+    Write(Box<Writing>),
+}
+
+/// What a build that writes holds: the output folder (`out`, resolved), and what the
+/// cache says of the last build when there is one to read.
+struct Writing {
+    out: PathBuf,
+    output: Output,
+    cache: Option<Scan>,
+}
+
+impl Mode {
+    /// Writing into `out_dir`, holding its lock, or checking only (`None`).
+    fn open(
+        options: &Options,
+        out_dir: Option<&Path>,
+        progress: &ProgressBar,
+    ) -> Result<Mode, Error> {
+        let Some(dir) = out_dir else {
+            return Ok(Mode::Check);
+        };
+        let out = resolved(dir);
+        let output = Output::open(&out, || {
+            // Said once, as cargo does, so a build that seems stuck says why.
+            progress.suspend(|| {
+                eprintln!("waiting for another build of {} to finish", dir.display());
+            });
+        })?;
+        let cache =
+            (options.cache_dir.as_ref()).and_then(|cache| Scan::new(options, cache, &out, &output));
+        Ok(Mode::Write(Box::new(Writing { out, output, cache })))
+    }
+
+    fn output(&self) -> Option<&Output> {
+        match self {
+            Mode::Check => None,
+            Mode::Write(writing) => Some(&writing.output),
+        }
+    }
+
+    fn cache(&self) -> Option<&Scan> {
+        match self {
+            Mode::Write(writing) => writing.cache.as_ref(),
+            Mode::Check => None,
+        }
+    }
+
+    fn cache_mut(&mut self) -> Option<&mut Scan> {
+        match self {
+            Mode::Write(writing) => writing.cache.as_mut(),
+            Mode::Check => None,
+        }
+    }
+
+    /// Nothing to do: the output stays as the last build (`written`) left it.
+    fn unchanged(self, options: &Options, written: &Written, start: Instant) -> (Summary, Made) {
+        let (output, scan) = match self {
+            Mode::Write(writing) => (Some(writing.output), writing.cache),
+            Mode::Check => (None, None),
+        };
+        let cache_error = scan.as_ref().and_then(|scan| scan.nothing_to_do(written));
+        let summary = Summary::unchanged(options, written, output, cache_error, start);
+        let made = Made {
+            _site: None,
+            _files: Vec::new(),
+            _scan: scan,
+        };
+        (summary, made)
+    }
+
+    /// Puts `files` in place (nothing for `check`), then saves the cache.
+    fn commit(
+        self,
+        files: &[OutputFile],
+        begun: Option<Saving>,
+        site: &Site,
+    ) -> Result<Committed, Error> {
+        let Mode::Write(writing) = self else {
+            return Ok(Committed::default());
+        };
+        let Writing { out, output, cache } = *writing;
+        let (written, leftovers) = output.commit(files)?;
+        // Once the files are in place: the cache says how they are.
+        let cache_error =
+            (cache.as_ref()).and_then(|scan| scan.save(begun, site, &out, files).err());
+        Ok(Committed {
+            written,
+            leftovers,
+            cache_error,
+            scan: cache,
+        })
+    }
+}
+
+/// What putting a build's files in place did.
+#[derive(Default)]
+struct Committed {
+    written: WriteStats,
+    /// Folders of ours beside the output that could not be removed.
+    leftovers: Vec<Leftover>,
+    /// Why the cache was not saved, if it was not.
+    cache_error: Option<CacheNotWritten>,
+    /// The cache's look at the inputs, freed with the rest of what the build made.
+    scan: Option<Scan>,
+}
+
 fn run(
     options: &Options,
     out_dir: Option<&Path>,
@@ -189,175 +300,35 @@ fn run(
 ) -> Result<(Summary, Made), Error> {
     let start = Instant::now();
     crate::content::require_dir(&options.root).map_err(|error| Error::Usage(error.into()))?;
-    let output = match out_dir {
-        Some(dir) => Some(Output::open(&resolved(dir), || {
-            // Said once, as cargo does, so a build that seems stuck says why.
-            progress.suspend(|| {
-                eprintln!("waiting for another build of {} to finish", dir.display());
-            });
-        })?),
-        None => None,
-    };
-    let mut scan = match (&output, &options.cache_dir, out_dir) {
-        (Some(output), Some(dir), Some(out)) => Scan::new(options, dir, &resolved(out), output),
-        _ => None,
-    };
-    let start_from = match &scan {
-        Some(scan) => scan.start_from(),
-        None => StartFrom::Scratch,
-    };
-    let output = match (&start_from, scan, output) {
-        (StartFrom::Nothing(written), Some(found), Some(output)) => {
-            let cache_error = found.nothing_to_do(written);
-            let summary = Summary::unchanged(options, written, output, cache_error, start);
-            let made = Made {
-                _site: None,
-                _files: Vec::new(),
-                _scan: Some(found),
-            };
-            return Ok((summary, made));
-        }
-        (_, found, output) => {
-            scan = found;
-            output
-        }
-    };
-    let written_site = scan.as_mut().and_then(Scan::take_written_site);
-    let (mut site, changed) = match (&start_from, &scan, written_site) {
-        (StartFrom::Written(changed), Some(_), Some(site)) => (site, Some(changed.as_slice())),
-        (_, Some(scan), _) => (scan.fresh_site(options).map_err(Error::Invalid)?, None),
-        (_, None, _) => (Site::load(options).map_err(Error::Invalid)?, None),
-    };
-    // Compares with the disk and stages a file if it changed: `false` when unchanged.
-    let stage = |path: &str, bytes: &[u8]| match &output {
-        Some(output) if !output.is_unchanged(path, bytes) => {
-            output.stage(path, bytes).map(|()| true)
-        }
-        _ => Ok(false),
-    };
-    // A file of the site, compared and staged (with its compressed siblings) as soon as
-    // it is made, in parallel, so none is held in memory.
-    let emit = |is_page: &(dyn Fn(&str) -> bool + Sync), path: &str, bytes: &[u8]| {
-        let staged = stage(path, bytes);
-        let mut files = vec![(path.to_string(), staged)];
-        // A site's own `X.gz` or `X.br` (a static file) is kept, and `X` not compressed.
-        let siblings = routes::precompressed(path);
-        if options.precompress
-            && output::compressible(path, bytes.len())
-            && !siblings.iter().any(|sibling| is_page(sibling))
-        {
-            let siblings_exist = output
-                .as_ref()
-                .is_some_and(|output| siblings.iter().all(|sibling| output.has_file(sibling)));
-            if matches!(files[0].1, Ok(false)) && siblings_exist {
-                // Unchanged file, unchanged siblings: no need to compress it again.
-                files.extend(siblings.map(|sibling| (sibling, Ok(false))));
-            } else {
-                for (suffix, compressed) in output::precompressed(bytes) {
-                    let path = format!("{path}{suffix}");
-                    let staged = stage(&path, &compressed);
-                    files.push((path, staged));
-                }
-            }
-        }
-        files
-    };
-    let (mut listed, index, begun) = match changed {
-        // The last build's output, with what changed rendered again.
-        Some(changed) => {
-            // The site's own `X.gz` and `X.br`: static files, as the last build had them (a
-            // change to one renders everything).
-            let own: HashSet<String> = site
-                .theme
-                .assets
-                .iter()
-                .filter(|a| routes::is_precompressed(&a.path))
-                .map(|a| a.path.clone())
-                .collect();
-            // The cache is begun beside: all of it but its index, the larger part of
-            // writing it after one edit, and mostly one core's work.
-            let (update, begun) = rayon::join(
-                || {
-                    site.update_content(changed.to_vec(), |page, bytes| {
-                        emit(&|path| own.contains(path), &page.path, &bytes)
-                    })
-                },
-                || scan.as_ref().map(Scan::begin_save),
-            );
-            let update = update.map_err(Error::Invalid)?;
-            // The manifest as the look at the inputs read it.
-            let written = scan.as_ref().map(Scan::written_paths).unwrap_or_default();
-            let listed = updated(written, update, &own);
-            let index = output.as_ref().filter(|_| site.config.search);
-            (
-                listed,
-                index.map(|output| search_index(&site, output)).transpose(),
-                begun,
-            )
-        }
-        None => {
-            progress.set_length(site.pages.len() as u64);
-            site.views.render_markdown();
-            let pages: Vec<&Page> = site.pages.iter().collect();
-            let is_page = |path: &str| {
-                site.pages
-                    .binary_search_by(|p| p.path.as_str().cmp(path))
-                    .is_ok()
-            };
-            // The search index is built beside the pages (its records are added one at a
-            // time, so it keeps one core busy while the pages take the rest). `check` has
-            // nothing to index.
-            let (rendered, index) = rayon::join(
-                || {
-                    render_pages(&site.renderer(), &pages, |page, bytes| {
-                        progress.inc(1);
-                        emit(&is_page, &page.path, &bytes)
-                    })
-                },
-                || {
-                    let output = output.as_ref().filter(|_| site.config.search)?;
-                    Some(search_index(&site, output))
-                },
-            );
-            let listed: Listed = rendered
-                .map_err(Error::Invalid)?
-                .into_iter()
-                .flatten()
-                .collect();
-            (listed, index.transpose(), None)
-        }
-    };
-    let index = index.map_err(Error::Search)?.unwrap_or_default();
-    // The index replaces the last one whole (with search on, no page may be under it).
-    if !index.is_empty() {
-        listed.retain(|(path, _)| !path.starts_with(routes::SEARCH_INDEX_DIR));
+    let mut mode = Mode::open(options, out_dir, progress)?;
+    let start_from = mode.cache().map(Scan::start_from);
+    if let Some(StartFrom::Nothing(written)) = &start_from {
+        return Ok(mode.unchanged(options, written, start));
     }
-    let no_pages = |_: &str| false;
-    let indexed: Vec<_> = index
-        .par_iter()
-        .flat_map_iter(|(path, bytes)| emit(&no_pages, path, bytes))
-        .collect();
-    listed.extend(indexed);
-    let mut files = Vec::with_capacity(listed.len());
-    for (path, staged) in listed {
-        files.push(OutputFile {
-            path,
-            staged: staged?,
-        });
-    }
+    let (mut site, changed) = load(options, start_from, mode.cache_mut())?;
+    let emit = Emit {
+        output: mode.output(),
+        precompress: options.precompress,
+    };
+    let (listed, index, begun) = match changed {
+        Some(changed) => render_changed(&mut site, changed, &emit, mode.cache())?,
+        None => render_all(&site, &emit, progress)?,
+    };
+    let index = index
+        .transpose()
+        .map_err(Error::Search)?
+        .unwrap_or_default();
+    let files = gather(listed, index, &emit)?;
     // The views the pages were made from are a good part of the build's memory, and no
     // longer needed: freed (on a thread of their own) before the commit adds its share.
     let views = std::mem::take(&mut site.views);
     std::thread::spawn(move || drop(views));
-    let (written, leftovers) = match output {
-        Some(output) => output.commit(&files)?,
-        None => (WriteStats::default(), Vec::new()),
-    };
-    // Once the files are in place: the cache says how they are.
-    let saved = match (&scan, out_dir) {
-        (Some(scan), Some(out)) => scan.save(begun, &site, &resolved(out), &files).err(),
-        _ => None,
-    };
+    let Committed {
+        written,
+        leftovers,
+        cache_error,
+        scan,
+    } = mode.commit(&files, begun, &site)?;
     progress.finish_and_clear();
     let summary = Summary {
         incidents: site.archive.incidents.len(),
@@ -368,7 +339,7 @@ fn run(
         leftovers,
         stand_in_base_url: site.config.base_url.stand_in(),
         warnings: site.warnings(),
-        cache_error: saved,
+        cache_error,
         elapsed: start.elapsed(),
     };
     let made = Made {
@@ -377,6 +348,170 @@ fn run(
         _scan: scan,
     };
     Ok((summary, made))
+}
+
+/// The site to build: the last build's, as the cache holds it, with the content files
+/// that changed since; or loaded anew (with a cache, parsing only the files it does not
+/// hold).
+fn load(
+    options: &Options,
+    start_from: Option<StartFrom>,
+    scan: Option<&mut Scan>,
+) -> Result<(Site, Option<Changes>), Error> {
+    let Some(scan) = scan else {
+        return Ok((Site::load(options).map_err(Error::Invalid)?, None));
+    };
+    if let Some(StartFrom::Written(changed)) = start_from
+        && let Some(site) = scan.take_written_site()
+    {
+        return Ok((site, Some(changed)));
+    }
+    Ok((scan.fresh_site(options).map_err(Error::Invalid)?, None))
+}
+
+/// Where each file of the site goes as soon as it is made: compared with the disk and
+/// staged if it changed, with its compressed siblings, in parallel, so none is held in
+/// memory. `check` has no output: nothing is staged.
+struct Emit<'a> {
+    output: Option<&'a Output>,
+    precompress: bool,
+}
+
+/// The search index's files, if the build makes one.
+type Index = Option<Result<Vec<(String, Vec<u8>)>, search::Error>>;
+
+impl Emit<'_> {
+    /// Compares with the disk and stages a file if it changed: `false` when unchanged.
+    fn stage(&self, path: &str, bytes: &[u8]) -> Result<bool, output::Error> {
+        match self.output {
+            Some(output) if !output.is_unchanged(path, bytes) => {
+                output.stage(path, bytes).map(|()| true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// A file of the site, and its compressed siblings unless `is_page` says the site
+    /// makes a file of that name itself.
+    fn file(&self, is_page: &(dyn Fn(&str) -> bool + Sync), path: &str, bytes: &[u8]) -> Listed {
+        let mut files = vec![(path.to_string(), self.stage(path, bytes))];
+        // A site's own `X.gz` or `X.br` (a static file) is kept, and `X` not compressed.
+        let siblings = routes::precompressed(path);
+        if self.precompress
+            && output::compressible(path, bytes.len())
+            && !siblings.iter().any(|sibling| is_page(sibling))
+        {
+            let siblings_exist = (self.output)
+                .is_some_and(|output| siblings.iter().all(|sibling| output.has_file(sibling)));
+            if matches!(files[0].1, Ok(false)) && siblings_exist {
+                // Unchanged file, unchanged siblings: no need to compress it again.
+                files.extend(siblings.map(|sibling| (sibling, Ok(false))));
+            } else {
+                for (suffix, compressed) in output::precompressed(bytes) {
+                    let path = format!("{path}{suffix}");
+                    let staged = self.stage(&path, &compressed);
+                    files.push((path, staged));
+                }
+            }
+        }
+        files
+    }
+
+    /// The search index of the site, built against the output (`None` for `check`, or
+    /// without search).
+    fn search_index(&self, site: &Site) -> Index {
+        let output = self.output.filter(|_| site.config.search)?;
+        Some(search_index(site, output))
+    }
+}
+
+/// The last build's output, with what changed rendered again. The cache is begun beside:
+/// all of it but its index, the larger part of writing it after one edit, and mostly one
+/// core's work.
+fn render_changed(
+    site: &mut Site,
+    changed: Changes,
+    emit: &Emit,
+    scan: Option<&Scan>,
+) -> Result<(Listed, Index, Option<Saving>), Error> {
+    // The site's own `X.gz` and `X.br`: static files, as the last build had them (a
+    // change to one renders everything).
+    let own: HashSet<String> = (site.theme.assets.iter())
+        .filter(|a| routes::is_precompressed(&a.path))
+        .map(|a| a.path.clone())
+        .collect();
+    let (update, begun) = rayon::join(
+        || {
+            site.update_content(changed, |page, bytes| {
+                emit.file(&|path| own.contains(path), &page.path, &bytes)
+            })
+        },
+        || scan.map(Scan::begin_save),
+    );
+    let update = update.map_err(Error::Invalid)?;
+    // The manifest as the look at the inputs read it.
+    let written = scan.map(Scan::written_paths).unwrap_or_default();
+    let listed = updated(written, update, &own);
+    Ok((listed, emit.search_index(site), begun))
+}
+
+/// Every page of the site, rendered, with the search index built beside them (its
+/// records are added one at a time, so it keeps one core busy while the pages take the
+/// rest).
+fn render_all(
+    site: &Site,
+    emit: &Emit,
+    progress: &ProgressBar,
+) -> Result<(Listed, Index, Option<Saving>), Error> {
+    progress.set_length(site.pages.len() as u64);
+    site.views.render_markdown();
+    let pages: Vec<&Page> = site.pages.iter().collect();
+    let is_page = |path: &str| {
+        (site.pages)
+            .binary_search_by(|p| p.path.as_str().cmp(path))
+            .is_ok()
+    };
+    let (rendered, index) = rayon::join(
+        || {
+            render_pages(&site.renderer(), &pages, |page, bytes| {
+                progress.inc(1);
+                emit.file(&is_page, &page.path, &bytes)
+            })
+        },
+        || emit.search_index(site),
+    );
+    let listed = rendered
+        .map_err(Error::Invalid)?
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok((listed, index, None))
+}
+
+/// The files of the build: the pages listed, and the search index, which replaces the
+/// last one whole (with search on, no page may be under it).
+fn gather(
+    mut listed: Listed,
+    index: Vec<(String, Vec<u8>)>,
+    emit: &Emit,
+) -> Result<Vec<OutputFile>, Error> {
+    if !index.is_empty() {
+        listed.retain(|(path, _)| !path.starts_with(routes::SEARCH_INDEX_DIR));
+    }
+    let no_pages = |_: &str| false;
+    let indexed: Vec<_> = index
+        .par_iter()
+        .flat_map_iter(|(path, bytes)| emit.file(&no_pages, path, bytes))
+        .collect();
+    listed.extend(indexed);
+    let mut files = Vec::with_capacity(listed.len());
+    for (path, staged) in listed {
+        files.push(OutputFile {
+            path,
+            staged: staged?,
+        });
+    }
+    Ok(files)
 }
 
 /// Files of the site, each with whether its new bytes wait staged (`false`: unchanged on
