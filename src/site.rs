@@ -299,9 +299,27 @@ impl Site {
         self.pending_static |= touches(STATIC_DIR);
 
         // Everything new is made aside and kept only if every page renders.
+        let next = self.make_next()?;
+        let (archive, views) = next.content(self);
+        let renderer = Renderer {
+            archive,
+            pages: next.pages.as_deref().unwrap_or(&self.pages),
+            config: &self.config,
+            theme: next.theme.as_ref().unwrap_or(&self.theme),
+            views,
+        };
+        let rendered = render_pages(&renderer, &self.to_render(&next), each)?;
+        let removed = self.removed(&next);
+        self.adopt(next);
+        Ok(Rerendered { rendered, removed })
+    }
+
+    /// The theme, archive, views and plan after what is pending, each made only if it
+    /// changed.
+    fn make_next(&mut self) -> Result<Next, Diagnostics> {
         let theme = if self.pending_templates || self.pending_static {
-            let mut theme =
-                Theme::load(&root, self.options.hash_assets).map_err(Diagnostics::sorted)?;
+            let mut theme = Theme::load(&self.options.root, self.options.hash_assets)
+                .map_err(Diagnostics::sorted)?;
             render::set_site(&mut theme, &self.config);
             Some(theme)
         } else {
@@ -327,7 +345,7 @@ impl Site {
                     .then(|| render::plan(archive, &self.config, theme_ref))
             },
         );
-        let new_pages = match plan.transpose().map_err(Diagnostics::sorted)? {
+        let pages = match plan.transpose().map_err(Diagnostics::sorted)? {
             // The plan the site had, unmade: it is the new one.
             Some(plan)
                 if self
@@ -344,14 +362,19 @@ impl Site {
             }
             None => None,
         };
-        // Borrowed again: making the last plan needed the whole site.
-        let theme_ref = theme.as_ref().unwrap_or(&self.theme);
-        let content = new_archive.zip(new_views);
-        let (archive, views) = content
-            .as_ref()
-            .map_or((&self.archive, &self.views), |(a, v)| (a, v));
-        let pages = new_pages.as_deref().unwrap_or(&self.pages);
-        let content_changed = match self.pending_content.paths.is_empty() {
+        Ok(Next {
+            theme,
+            content: new_archive.zip(new_views),
+            pages,
+        })
+    }
+
+    /// The pages an update renders again: those one of whose declared inputs changed, and
+    /// those at a path that is new or that another kind of page now makes (a static
+    /// robots.txt deleted: the generated one is back).
+    fn to_render<'a>(&'a self, next: &'a Next) -> Vec<&'a Page> {
+        let (archive, views) = next.content(self);
+        let content = match self.pending_content.paths.is_empty() {
             false => deps::changed(
                 Snapshot {
                     archive: &self.archive,
@@ -362,67 +385,56 @@ impl Site {
             true => ChangeSet::default(),
         };
         // A renamed asset (its hash changed) is linked from every page.
-        let assets_renamed = theme
-            .as_ref()
-            .is_some_and(|t| t.asset_paths != self.theme.asset_paths);
-        let changes = content_changed
+        let assets_renamed =
+            (next.theme.as_ref()).is_some_and(|t| t.asset_paths != self.theme.asset_paths);
+        let changes = content
             .with_theme(
                 self.pending_templates || assets_renamed,
                 self.pending_static,
             )
-            .with_plan(new_pages.is_some());
-        // A path that is new, or that another kind of page now makes (a static robots.txt
-        // deleted: the generated one is back), is rendered whatever the change.
-        let old_kinds: HashMap<&str, Discriminant<What>> = match new_pages {
-            Some(_) => self
-                .pages
-                .iter()
-                .map(|p| (p.path.as_str(), discriminant(&p.what)))
-                .collect(),
-            None => HashMap::default(),
+            .with_plan(next.pages.is_some());
+        let Some(pages) = &next.pages else {
+            let reads = |page: &&Page| changes.meets(archive, page.reads(archive));
+            return self.pages.iter().filter(reads).collect();
         };
-        let to_render: Vec<&Page> = pages
+        let old_kinds: HashMap<&str, Discriminant<What>> = (self.pages.iter())
+            .map(|p| (p.path.as_str(), discriminant(&p.what)))
+            .collect();
+        pages
             .iter()
             .filter(|page| {
                 changes.meets(archive, page.reads(archive))
-                    || (new_pages.is_some()
-                        && old_kinds.get(page.path.as_str()) != Some(&discriminant(&page.what)))
+                    || old_kinds.get(page.path.as_str()) != Some(&discriminant(&page.what))
             })
-            .collect();
-        let renderer = Renderer {
-            archive,
-            pages,
-            config: &self.config,
-            theme: theme_ref,
-            views,
-        };
-        let rendered = render_pages(&renderer, &to_render, each)?;
-        let mut removed: Vec<String> = match &new_pages {
-            Some(pages) => {
-                let new_paths: HashSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
-                old_kinds
-                    .keys()
-                    .filter(|p| !new_paths.contains(**p))
-                    .map(|p| p.to_string())
-                    .collect()
-            }
-            None => Vec::new(),
-        };
-        removed.sort();
+            .collect()
+    }
 
-        if let Some(theme) = theme {
+    /// The paths of the site that the next plan no longer has, sorted (as the plan is).
+    fn removed(&self, next: &Next) -> Vec<String> {
+        let Some(pages) = &next.pages else {
+            return Vec::new();
+        };
+        let new_paths: HashSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
+        (self.pages.iter())
+            .filter(|p| !new_paths.contains(p.path.as_str()))
+            .map(|p| p.path.clone())
+            .collect()
+    }
+
+    /// Keeps what an update made, once every page rendered.
+    fn adopt(&mut self, next: Next) {
+        if let Some(theme) = next.theme {
             self.theme = theme;
         }
-        if let Some((archive, views)) = content {
+        if let Some((archive, views)) = next.content {
             self.archive = archive;
             self.views = views;
         }
-        if let Some(pages) = new_pages {
+        if let Some(pages) = next.pages {
             self.pages = pages;
         }
         self.pending_content = Pending::default();
         (self.pending_templates, self.pending_static) = (false, false);
-        Ok(Rerendered { rendered, removed })
     }
 
     /// Sets what a content file gives (`None`: it is gone), remembering what it gave.
@@ -559,6 +571,24 @@ impl Site {
             self.set_file(path, Some(loaded));
         }
         Ok(())
+    }
+}
+
+/// What an update makes aside, kept only if every page renders: a new theme, archive and
+/// views, and plan, each only where it changed.
+struct Next {
+    theme: Option<Theme>,
+    content: Option<(Archive, Views)>,
+    pages: Option<Vec<Page>>,
+}
+
+impl Next {
+    /// The archive and views after the update: the new ones, or the site's.
+    fn content<'a>(&'a self, site: &'a Site) -> (&'a Archive, &'a Views) {
+        match &self.content {
+            Some((archive, views)) => (archive, views),
+            None => (&site.archive, &site.views),
+        }
     }
 }
 
