@@ -12,7 +12,6 @@ use crate::model::{Duration, Impact, Incident, ProviderInfo, Slug, Timestamp};
 use crate::numbers::{self, Period, Scope};
 
 mod span;
-pub use span::YEARS_APART;
 use span::{Reach, shown, span};
 
 /// A typed position in one list, so an incident's index cannot be used for a provider,

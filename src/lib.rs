@@ -4,7 +4,7 @@
 //! assembles and sorts it, [`render`] plans and renders every page, [`output`] writes the
 //! bytes. [`build`] drives it; the binary adds the command line.
 
-pub mod archive;
+pub(crate) mod archive;
 pub mod build;
 pub mod cache;
 pub mod config;
@@ -13,13 +13,13 @@ pub mod diagnostics;
 pub mod import;
 mod lockfile;
 pub mod model;
-pub mod numbers;
-pub mod output;
-pub mod rebuild;
+pub(crate) mod numbers;
+pub(crate) mod output;
+pub(crate) mod rebuild;
 pub mod render;
-pub mod routes;
+pub(crate) mod routes;
 pub mod search;
 pub mod serve;
 pub mod site;
-pub mod sources;
+pub(crate) mod sources;
 pub mod sync;

@@ -5,12 +5,12 @@
 pub(crate) mod attributes;
 pub(crate) mod dialect;
 mod downguide;
-pub mod fields;
-pub mod frontmatter;
+pub(crate) mod fields;
+pub(crate) mod frontmatter;
 pub mod source;
 pub mod time;
 pub mod updates;
-pub mod yaml;
+pub(crate) mod yaml;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

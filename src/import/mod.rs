@@ -12,19 +12,19 @@
 //! updates are always added; provider text never becomes structure ([`text`]); and a file
 //! is only ever created without replacing anything, or replaced whole ([`files`]).
 
-pub mod aws;
-pub mod better_stack;
-pub mod feed;
+pub(crate) mod aws;
+pub(crate) mod better_stack;
+pub(crate) mod feed;
 mod files;
-pub mod google_cloud;
-pub mod lock;
+pub(crate) mod google_cloud;
+pub(crate) mod lock;
 mod merge;
 mod payload;
-pub mod record;
+pub(crate) mod record;
 pub mod scaffold;
 mod series;
-pub mod slack;
-pub mod statuspage;
+pub(crate) mod slack;
+pub(crate) mod statuspage;
 pub mod text;
 mod timeline;
 

@@ -1,19 +1,19 @@
 //! From the archive to bytes: the page plan (every file of the site and what it is made
 //! from), then rendering each page. Nothing here touches the output folder.
 
-pub mod api;
+pub(crate) mod api;
 pub(crate) mod balance;
-pub mod charts;
+pub(crate) mod charts;
 pub(crate) mod deps;
-pub mod feeds;
-pub mod hosting;
+pub(crate) mod feeds;
+pub(crate) mod hosting;
 mod insights;
-pub mod kinds;
+pub(crate) mod kinds;
 pub mod markdown;
 pub(crate) mod paging;
 mod sitemap;
-pub mod theme;
-pub mod views;
+pub(crate) mod theme;
+pub(crate) mod views;
 pub(crate) mod words;
 
 use std::borrow::Cow;

@@ -17,12 +17,12 @@
 //! oldest of those is new to the archive (the sync before was too long ago: some may lie
 //! between). `provider add` finds a page's platform ([`detect`]).
 
-pub mod detect;
+pub(crate) mod detect;
 pub mod fetch;
-pub mod history;
-pub mod platform;
+pub(crate) mod history;
+pub(crate) mod platform;
 pub mod providers;
-pub mod state;
+pub(crate) mod state;
 mod summary;
 
 use std::collections::{BTreeMap, BTreeSet};
