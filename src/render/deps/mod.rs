@@ -52,6 +52,22 @@ pub struct Reads {
     pub pages: bool,
 }
 
+impl Reads {
+    /// Nothing but `site.yaml`: what each kind adds its inputs to.
+    pub(crate) const NOTHING: Reads = Reads {
+        templates: false,
+        assets: false,
+        incident: None,
+        provider: None,
+        provider_part: None,
+        provider_list: None,
+        days: None,
+        archive: false,
+        list: None,
+        pages: false,
+    };
+}
+
 /// Which incidents of a provider a page of its lists and numbers shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {

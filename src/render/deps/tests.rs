@@ -99,18 +99,7 @@ fn day(archive: &Archive, slug: &str) -> (NaiveDate, NaiveDate) {
     numbers::days(&archive.incidents[incident_ix(archive, slug)])
 }
 
-const NONE: Reads = Reads {
-    templates: false,
-    assets: false,
-    incident: None,
-    provider: None,
-    provider_part: None,
-    provider_list: None,
-    days: None,
-    archive: false,
-    list: None,
-    pages: false,
-};
+const NONE: Reads = Reads::NOTHING;
 
 #[test]
 fn nothing_changed_meets_only_the_pages_of_the_whole_archive() {

@@ -302,18 +302,7 @@ fn day_of<'a>(
     })
 }
 
-const NOTHING: Reads = Reads {
-    templates: false,
-    assets: false,
-    incident: None,
-    provider: None,
-    provider_part: None,
-    provider_list: None,
-    days: None,
-    archive: false,
-    list: None,
-    pages: false,
-};
+const NOTHING: Reads = Reads::NOTHING;
 
 const TEMPLATED: Reads = Reads {
     templates: true,
