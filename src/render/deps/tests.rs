@@ -99,7 +99,12 @@ fn day(archive: &Archive, slug: &str) -> (NaiveDate, NaiveDate) {
     numbers::days(&archive.incidents[incident_ix(archive, slug)])
 }
 
-const NONE: Reads = Reads::NOTHING;
+/// A page that reads only what is given, besides `site.yaml`.
+macro_rules! reads {
+    ($($field:ident: $value:expr),*) => {
+        Reads { $($field: $value,)* ..Reads::NOTHING }
+    };
+}
 
 #[test]
 fn nothing_changed_meets_only_the_pages_of_the_whole_archive() {
@@ -108,48 +113,18 @@ fn nothing_changed_meets_only_the_pages_of_the_whole_archive() {
     let a = provider(&archive, "a");
     let i = incident_ix(&archive, "i2");
     for reads in [
-        Reads {
-            incident: Some(i),
-            ..NONE
-        },
-        Reads {
-            provider: Some(a),
-            ..NONE
-        },
-        Reads {
-            provider_part: Some((a, Part::All)),
-            ..NONE
-        },
-        Reads {
-            provider_list: Some((a, 0, 3)),
-            ..NONE
-        },
-        Reads {
-            days: Some((NaiveDate::MIN, NaiveDate::MAX)),
-            ..NONE
-        },
-        Reads {
-            list: Some((0, 100)),
-            ..NONE
-        },
-        Reads {
-            templates: true,
-            assets: true,
-            pages: true,
-            ..NONE
-        },
+        reads!(incident: Some(i)),
+        reads!(provider: Some(a)),
+        reads!(provider_part: Some((a, Part::All))),
+        reads!(provider_list: Some((a, 0, 3))),
+        reads!(days: Some((NaiveDate::MIN, NaiveDate::MAX))),
+        reads!(list: Some((0, 100))),
+        reads!(templates: true, assets: true, pages: true),
     ] {
         assert!(!meets(&set, &archive, reads), "{reads:?}");
     }
     // Content came in: what reads the whole archive is made again.
-    assert!(meets(
-        &set,
-        &archive,
-        Reads {
-            archive: true,
-            ..NONE
-        }
-    ));
+    assert!(meets(&set, &archive, reads!(archive: true)));
 }
 
 #[test]
@@ -162,56 +137,20 @@ fn new_text_in_an_update_meets_its_incident_and_its_providers_feeds_only() {
     let (set, archive) = change(&old, &new);
     let (a, b) = (provider(&archive, "a"), provider(&archive, "b"));
     let i = incident_ix(&archive, "i2");
-    assert!(meets(
-        &set,
-        &archive,
-        Reads {
-            incident: Some(i),
-            ..NONE
-        }
-    ));
+    assert!(meets(&set, &archive, reads!(incident: Some(i))));
     assert!(!meets(
         &set,
         &archive,
-        Reads {
-            incident: Some(incident_ix(&archive, "i1")),
-            ..NONE
-        }
+        reads!(incident: Some(incident_ix(&archive, "i1")))
     ));
     // A provider's feeds carry the text; its pages, lists and numbers do not.
-    assert!(meets(
-        &set,
-        &archive,
-        Reads {
-            provider: Some(a),
-            ..NONE
-        }
-    ));
-    assert!(!meets(
-        &set,
-        &archive,
-        Reads {
-            provider: Some(b),
-            ..NONE
-        }
-    ));
+    assert!(meets(&set, &archive, reads!(provider: Some(a))));
+    assert!(!meets(&set, &archive, reads!(provider: Some(b))));
     for reads in [
-        Reads {
-            provider_part: Some((a, Part::All)),
-            ..NONE
-        },
-        Reads {
-            provider_list: Some((a, 0, 3)),
-            ..NONE
-        },
-        Reads {
-            days: Some(day(&archive, "i2")),
-            ..NONE
-        },
-        Reads {
-            list: Some((0, 100)),
-            ..NONE
-        },
+        reads!(provider_part: Some((a, Part::All))),
+        reads!(provider_list: Some((a, 0, 3))),
+        reads!(days: Some(day(&archive, "i2"))),
+        reads!(list: Some((0, 100))),
     ] {
         assert!(!meets(&set, &archive, reads), "{reads:?}");
     }
@@ -232,63 +171,24 @@ fn a_new_impact_meets_the_lists_days_year_and_component_that_show_it() {
     let position = |i: IncidentIx| archive.incidents().position(|(x, _)| x == i).unwrap();
     let at = position(i);
     let shown = [
-        Reads {
-            incident: Some(i),
-            ..NONE
-        },
-        Reads {
-            provider_part: Some((a, Part::All)),
-            ..NONE
-        },
-        Reads {
-            provider_part: Some((a, Part::Year(year))),
-            ..NONE
-        },
-        Reads {
-            provider_part: Some((a, component(&archive, a, "Web"))),
-            ..NONE
-        },
-        Reads {
-            provider_list: Some((a, 1, 2)),
-            ..NONE
-        },
-        Reads {
-            days: Some(day(&archive, "i2")),
-            ..NONE
-        },
-        Reads {
-            list: Some((at, at + 1)),
-            ..NONE
-        },
+        reads!(incident: Some(i)),
+        reads!(provider_part: Some((a, Part::All))),
+        reads!(provider_part: Some((a, Part::Year(year)))),
+        reads!(provider_part: Some((a, component(&archive, a, "Web")))),
+        reads!(provider_list: Some((a, 1, 2))),
+        reads!(days: Some(day(&archive, "i2"))),
+        reads!(list: Some((at, at + 1))),
     ];
     for reads in shown {
         assert!(meets(&set, &archive, reads), "{reads:?}");
     }
     let elsewhere = [
-        Reads {
-            provider_part: Some((a, Part::Year(year - 1))),
-            ..NONE
-        },
-        Reads {
-            provider_part: Some((a, component(&archive, a, "API"))),
-            ..NONE
-        },
-        Reads {
-            provider_part: Some((b, Part::All)),
-            ..NONE
-        },
-        Reads {
-            provider_list: Some((a, 0, 1)),
-            ..NONE
-        },
-        Reads {
-            days: Some(day(&archive, "i1")),
-            ..NONE
-        },
-        Reads {
-            list: Some((at + 1, 100)),
-            ..NONE
-        },
+        reads!(provider_part: Some((a, Part::Year(year - 1)))),
+        reads!(provider_part: Some((a, component(&archive, a, "API")))),
+        reads!(provider_part: Some((b, Part::All))),
+        reads!(provider_list: Some((a, 0, 1))),
+        reads!(days: Some(day(&archive, "i1"))),
+        reads!(list: Some((at + 1, 100))),
     ];
     for reads in elsewhere {
         assert!(!meets(&set, &archive, reads), "{reads:?}");
@@ -303,47 +203,24 @@ fn a_new_incident_meets_every_list_and_its_providers_whole() {
     let (set, archive) = change(&old, &new);
     let (a, b) = (provider(&archive, "a"), provider(&archive, "b"));
     // The list of every incident is longer: each of its pages counts it.
+    assert!(meets(&set, &archive, reads!(list: Some((0, 1)))));
     assert!(meets(
         &set,
         &archive,
-        Reads {
-            list: Some((0, 1)),
-            ..NONE
-        }
+        reads!(provider_part: Some((b, Part::All)))
     ));
     assert!(meets(
         &set,
         &archive,
-        Reads {
-            provider_part: Some((b, Part::All)),
-            ..NONE
-        }
-    ));
-    assert!(meets(
-        &set,
-        &archive,
-        Reads {
-            days: Some(day(&archive, "i5")),
-            ..NONE
-        }
+        reads!(days: Some(day(&archive, "i5")))
     ));
     // Another provider's pages stay as they are.
     assert!(!meets(
         &set,
         &archive,
-        Reads {
-            provider_part: Some((a, Part::All)),
-            ..NONE
-        }
+        reads!(provider_part: Some((a, Part::All)))
     ));
-    assert!(!meets(
-        &set,
-        &archive,
-        Reads {
-            provider: Some(a),
-            ..NONE
-        }
-    ));
+    assert!(!meets(&set, &archive, reads!(provider: Some(a))));
 }
 
 #[test]
@@ -353,12 +230,8 @@ fn the_theme_and_the_plan_meet_the_pages_that_read_them() {
     let templates = ChangeSet::default().with_theme(true, false);
     let assets = ChangeSet::default().with_theme(false, true);
     let plan = ChangeSet::default().with_plan(true);
-    let reads = |templates, assets, pages| Reads {
-        templates,
-        assets,
-        pages,
-        ..NONE
-    };
+    let reads =
+        |templates, assets, pages| reads!(templates: templates, assets: assets, pages: pages);
     assert!(templates.meets(&archive, reads(true, false, false)));
     assert!(!templates.meets(&archive, reads(false, true, true)));
     assert!(assets.meets(&archive, reads(false, true, false)));
@@ -366,11 +239,5 @@ fn the_theme_and_the_plan_meet_the_pages_that_read_them() {
     assert!(plan.meets(&archive, reads(false, false, true)));
     assert!(!plan.meets(&archive, reads(true, true, false)));
     // No content came in: nothing that reads it is met.
-    assert!(!plan.meets(
-        &archive,
-        Reads {
-            archive: true,
-            ..NONE
-        }
-    ));
+    assert!(!plan.meets(&archive, reads!(archive: true)));
 }
