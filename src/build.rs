@@ -24,12 +24,15 @@ use crate::site::{Changes, Options, Rerendered, Site, render_pages};
 /// What a build did, for the summary line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
+    /// Incidents in the archive (drafts among them only with `--drafts`).
     pub incidents: usize,
+    /// Providers in the archive.
     pub providers: usize,
     /// Files of the site, every kind.
     pub files: usize,
     /// HTML pages among them.
     pub pages: usize,
+    /// How many files were written, left as they were, and removed (all zero for `check`).
     pub written: WriteStats,
     /// Folders of ours beside the output that could not be removed: worth a warning.
     pub leftovers: Vec<Leftover>,
@@ -40,6 +43,7 @@ pub struct Summary {
     pub warnings: Diagnostics,
     /// The build cache could not be written: the build is complete, the next one slower.
     pub cache_error: Option<CacheNotWritten>,
+    /// How long the build took, start to end.
     pub elapsed: Duration,
 }
 
@@ -74,6 +78,7 @@ impl Summary {
     }
 }
 
+/// Why a build or a check failed; each kind has its exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The content (or site.yaml, or a template) has problems: exit code 1.
@@ -107,16 +112,20 @@ impl crate::diagnostics::Failure for Error {
 /// A build that cannot run as asked: the folders given, not the content, are wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Misuse {
+    /// The root holds no `content/` folder.
     #[error(transparent)]
     NoSite(#[from] crate::content::NoSite),
     /// Something of the user's is in the way of the output.
     #[error(transparent)]
     InTheWay(output::Error),
+    /// The cache folder is inside the output folder, which is published.
     #[error(
         "refusing to keep the build cache in {}: it is inside the output folder, which is published",
         .0.display()
     )]
     CacheInOutput(PathBuf),
+    /// The output folder is the site folder or above it, or lies inside `content/`,
+    /// `templates/` or `static/`: replacing it would delete the site's own files.
     #[error(
         "refusing to build into {}: it holds the site's own files, and a build replaces the output folder as a whole",
         .0.display()

@@ -23,10 +23,13 @@ pub struct BaseUrl {
 /// Why a text is no base URL.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BadBaseUrl {
+    /// Not an absolute `http` or `https` URL with a host.
     #[error("`{0}` is not an absolute http(s) URL")]
     NotAbsolute(String),
+    /// It has a query, a fragment or a user.
     #[error("`{0}` is not a usable base URL: give it without `?`, `#` or a user")]
     Decorated(String),
+    /// Its path has `.` or `..` segments, which the parser would resolve silently.
     #[error("`{0}` may not hold `.` or `..` segments")]
     DotSegments(String),
 }
@@ -76,7 +79,7 @@ impl BaseUrl {
         format!("{}{}", self.origin, self.path(site_path))
     }
 
-    pub fn root_path(&self) -> &str {
+    pub(crate) fn root_path(&self) -> &str {
         &self.path
     }
 }
@@ -87,6 +90,7 @@ impl Default for BaseUrl {
     }
 }
 
+/// The base URL of a site that sets none: the local preview's.
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:1111/";
 
 /// The base URL `init` writes into a new archive's `site.yaml`, for its owner to replace.
@@ -164,11 +168,13 @@ const CONFIG_FIELDS: &[&str] = &[
 /// The settings of one site, defaults applied.
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub title: String,
-    pub description: String,
-    pub base_url: BaseUrl,
-    pub feed_limit: usize,
-    pub cname: Option<String>,
+    pub(crate) title: String,
+    pub(crate) description: String,
+    pub(crate) base_url: BaseUrl,
+    pub(crate) feed_limit: usize,
+    pub(crate) cname: Option<String>,
+    /// The site's language (`en`): the pages' `lang`, the feeds', and the search index's
+    /// stemming.
     pub language: String,
     /// A search page, the box in every page's header, and the index they read.
     pub search: bool,
@@ -192,7 +198,7 @@ impl Default for Config {
     }
 }
 
-pub const CONFIG_FILE: &str = "site.yaml";
+pub(crate) const CONFIG_FILE: &str = "site.yaml";
 
 /// `stale_after` unless `site.yaml` says otherwise: thirty days.
 pub const STALE_AFTER: Duration = Duration::from_days(30);

@@ -23,6 +23,7 @@ pub const EXIT_INVALID: u8 = 1;
 /// An error a command ends with: its words, and the exit code that says it (a usage
 /// error, unless it says otherwise). `main.rs` prints every one the same way.
 pub trait Failure: std::fmt::Display {
+    /// The code the process exits with: [`EXIT_USAGE`] unless the error says otherwise.
     fn exit_code(&self) -> u8 {
         EXIT_USAGE
     }
@@ -49,7 +50,7 @@ pub fn thousands(n: impl TryInto<i64>) -> String {
 
 /// Whether a problem stops the build.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Severity {
+pub(crate) enum Severity {
     #[default]
     Error,
     /// Builds as written, but is probably not what was meant (`resolvd`).
@@ -59,12 +60,13 @@ pub enum Severity {
 /// One problem with one file, pointing at the line and column where it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
-    pub severity: Severity,
-    pub path: PathBuf,
+    pub(crate) severity: Severity,
+    pub(crate) path: PathBuf,
     /// 1-based; 0 when the problem is with the file as a whole.
     pub line: usize,
     /// 1-based, in characters.
     pub col: usize,
+    /// What is wrong, in words for the writer (the location is shown apart).
     pub message: String,
     /// What would be right, when we can tell.
     pub hint: Option<Box<str>>,
@@ -119,11 +121,11 @@ impl Diagnostic {
         }
     }
 
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
         self.hint = Some(hint.into().into_boxed_str());
         self
     }
@@ -191,6 +193,7 @@ impl fmt::Display for Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// The problems, sorted by file, line, column and message.
     pub fn sorted(mut list: Vec<Diagnostic>) -> Diagnostics {
         list.sort_by(|a, b| {
             (&a.path, a.line, a.col, &a.message).cmp(&(&b.path, b.line, b.col, &b.message))
@@ -198,12 +201,14 @@ impl Diagnostics {
         Diagnostics(list)
     }
 
-    pub fn files(&self) -> usize {
+    pub(crate) fn files(&self) -> usize {
         let mut paths: Vec<&Path> = self.0.iter().map(|d| d.path.as_path()).collect();
         paths.dedup();
         paths.len()
     }
 
+    /// Every problem as [`Diagnostic::render`] shows it, then a count of the errors and
+    /// warnings and of the files they are in.
     pub fn render(&self, renderer: &Renderer) -> String {
         let mut out = String::new();
         for diagnostic in &self.0 {

@@ -4,6 +4,8 @@
 //! assembles and sorts it, [`render`] plans and renders every page, [`output`] writes the
 //! bytes. [`build`] drives it; the binary adds the command line.
 
+#![deny(missing_docs)]
+
 pub(crate) mod archive;
 pub mod build;
 pub mod cache;

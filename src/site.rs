@@ -36,8 +36,10 @@ pub fn site_folder(text: &str) -> Result<std::path::PathBuf, NoFolder> {
 /// Why `--root` names no folder (the command line says which value it was).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum NoFolder {
+    /// It names a file.
     #[error("this is a file; give the site folder, the one holding `content/`")]
     File,
+    /// Nothing is there (or it cannot be looked at).
     #[error("there is no such folder")]
     Missing,
 }
@@ -45,11 +47,13 @@ pub enum NoFolder {
 /// What to build, from the command line.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The site folder, holding `content/` (and optionally site.yaml, templates/, static/).
     pub root: PathBuf,
     /// Default: `public/` under the root.
     pub output: Option<PathBuf>,
     /// Overrides `site.yaml`'s `base_url`.
     pub base_url: Option<BaseUrl>,
+    /// Include incidents marked `draft: true`.
     pub drafts: bool,
     /// Write the theme's assets under names that carry a hash of their bytes. `build` does;
     /// `serve` does not, so a stylesheet edit can be swapped in without reloading pages.
@@ -62,6 +66,8 @@ pub struct Options {
 }
 
 impl Options {
+    /// The defaults for the site at `root`: output in `public/`, hashed asset names, no
+    /// drafts, no precompression and no cache.
     pub fn new(root: impl Into<PathBuf>) -> Options {
         Options {
             root: root.into(),
@@ -91,6 +97,7 @@ impl Options {
         format!("{base_url:?}\n{drafts}\n{hash_assets}\n{precompress}\n")
     }
 
+    /// The output folder: `output` if given, else `public/` under the root.
     pub fn output_dir(&self) -> PathBuf {
         self.output
             .clone()
@@ -101,13 +108,18 @@ impl Options {
 /// Content files as a build read them, by path (`None`: gone).
 pub type Changes = Vec<(PathBuf, Option<Result<Loaded, Vec<Diagnostic>>>)>;
 
+/// A loaded site, kept whole so that an update can render only what a change touches.
 pub struct Site {
-    pub options: Options,
+    pub(crate) options: Options,
+    /// The settings of `site.yaml`, with `--base-url` (if given) in place of its `base_url`.
     pub config: Config,
+    /// The templates and assets: the built-in theme's, or the site's own where it has them.
     pub theme: Theme,
     /// Every content file and what it gave, kept so a rebuild re-reads only what changed.
     files: Files,
+    /// The incidents and providers, assembled and sorted.
     pub archive: Archive,
+    /// What the templates show of the archive, made from it.
     pub views: Views,
     /// Every file of the site, sorted by path (empty while `unplanned`).
     pub pages: Vec<Page>,
@@ -242,6 +254,7 @@ impl Site {
         &self.files
     }
 
+    /// What renders the site's pages, as [`render_pages`] takes it.
     pub fn renderer(&self) -> Renderer<'_> {
         Renderer {
             archive: &self.archive,

@@ -66,8 +66,8 @@ impl Stored<'_> {
 /// form, encoded now (`Some`), or what `earlier` stored for the same path, copied byte for
 /// byte (`None`): a build after one edit encodes one file, not the archive.
 pub struct Bodies<'a> {
-    pub earlier: Option<&'a Cache>,
-    pub each: Vec<Option<&'a Loaded>>,
+    pub(crate) earlier: Option<&'a Cache>,
+    pub(crate) each: Vec<Option<&'a Loaded>>,
 }
 
 impl<'a> Bodies<'a> {

@@ -61,9 +61,10 @@ pub fn program() -> &'static Hash {
 /// One input file as the last build saw it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Seen {
+    /// The file, relative to the site root: `content/acme/a.md`.
     pub path: PathBuf,
-    pub stamp: Stamp,
-    pub hash: Hash,
+    pub(crate) stamp: Stamp,
+    pub(crate) hash: Hash,
 }
 
 /// What the last build wrote, and from what.
@@ -80,10 +81,10 @@ pub struct Written {
     pub left: Lefts,
     /// For the summary of a build that has nothing to do.
     pub incidents: usize,
-    pub providers: usize,
-    pub pages: usize,
-    pub files: usize,
-    pub warnings: Vec<Diagnostic>,
+    pub(crate) providers: usize,
+    pub(crate) pages: usize,
+    pub(crate) files: usize,
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 /// Everything the cache holds but what the content files gave: all that a build with
@@ -97,13 +98,13 @@ pub struct Index {
     /// Each content file that parsed, in path order; what it gave is stored in the same
     /// order after the index.
     pub content: Vec<Seen>,
-    pub written: Option<Written>,
+    pub(crate) written: Option<Written>,
     /// The length and hash of what the content files gave, as stored.
     stored: (u64, Hash),
 }
 
 impl Index {
-    pub fn new(
+    pub(crate) fn new(
         scanned: SystemTime,
         theme: Vec<Seen>,
         content: Vec<Seen>,
@@ -136,6 +137,7 @@ impl Index {
 /// files were seen with new times).
 #[derive(Debug, Default)]
 pub struct Cache {
+    /// Its index, read in full (empty for a cache that could not be trusted).
     pub index: Index,
     /// The cache file, held open: another build may replace it meanwhile.
     file: Option<File>,

@@ -16,7 +16,7 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    pub fn of(meta: &fs::Metadata) -> Stamp {
+    pub(crate) fn of(meta: &fs::Metadata) -> Stamp {
         Stamp {
             size: meta.len(),
             inode: meta.ino(),
@@ -63,8 +63,8 @@ impl Stamp {
 /// again: only its bytes say whether it is still the build's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Left {
-    pub stamp: Stamp,
-    pub hash: Hash,
+    pub(crate) stamp: Stamp,
+    pub(crate) hash: Hash,
 }
 
 /// The files of the output as a build left them, with when they were looked at.
@@ -79,7 +79,7 @@ pub struct Lefts {
 }
 
 impl Lefts {
-    pub fn new(looked: SystemTime, each: Vec<Option<Left>>) -> Lefts {
+    pub(crate) fn new(looked: SystemTime, each: Vec<Option<Left>>) -> Lefts {
         Lefts {
             looked: moment(looked),
             each,

@@ -29,6 +29,7 @@ use fields::{FileCtx, Pos, display_path};
 use source::Scrub;
 use updates::crowded_tag_error;
 
+/// The folder of the site root that holds the incidents and provider files.
 pub const CONTENT_DIR: &str = "content";
 /// The file that describes the provider of its folder.
 pub const PROVIDER_FILE: &str = "_index.md";
@@ -39,13 +40,15 @@ pub struct Content {
     /// Shared, so a rebuild that re-reads one file keeps every other incident as it was
     /// (and can tell, by pointer, which ones changed).
     pub incidents: Vec<Arc<Incident>>,
-    pub providers: Vec<(Slug, ProviderInfo)>,
+    pub(crate) providers: Vec<(Slug, ProviderInfo)>,
 }
 
 /// What one file gives.
 #[derive(Debug, Clone, serde::Serialize, Deserialize)]
 pub enum Loaded {
+    /// An incident file.
     Incident(Arc<Incident>),
+    /// A provider's `_index.md`, with the slug of its folder.
     Provider(Slug, ProviderInfo),
 }
 

@@ -18,9 +18,9 @@ pub const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
 /// Why a file's bytes are not usable text; `line` and `col` are 0 when the whole file is.
 #[derive(Debug, PartialEq, Eq)]
 pub struct TextError {
-    pub line: usize,
-    pub col: usize,
-    pub message: String,
+    pub(crate) line: usize,
+    pub(crate) col: usize,
+    pub(crate) message: String,
 }
 
 impl TextError {
@@ -32,7 +32,7 @@ impl TextError {
         }
     }
 
-    pub fn into_diagnostic(self, path: &Path) -> Diagnostic {
+    pub(crate) fn into_diagnostic(self, path: &Path) -> Diagnostic {
         let mut diagnostic = Diagnostic::file(path, self.message);
         (diagnostic.line, diagnostic.col) = (self.line, self.col);
         diagnostic
@@ -197,7 +197,7 @@ fn has_forbidden(text: &str) -> bool {
 /// Removes the [forbidden characters](is_forbidden_char) from every string a value holds.
 /// Applied to every value decoded from YAML, whose escapes (`"\u001b"`) can write what the
 /// file's bytes may not.
-pub trait Scrub {
+pub(crate) trait Scrub {
     fn scrub(&mut self);
 }
 

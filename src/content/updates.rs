@@ -25,7 +25,7 @@ pub const MARKDOWN_OPTIONS: Options = Options::ENABLE_TABLES
 /// What a body holds.
 #[derive(Debug, Default, PartialEq)]
 pub struct Body {
-    pub summary: String,
+    pub(crate) summary: String,
     /// In time order (a stable sort, so equal times keep the order written).
     pub updates: Vec<Update>,
 }

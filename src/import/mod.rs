@@ -53,14 +53,14 @@ pub struct Imported {
     /// Another identity an earlier version gave the same incident (an Atom entry's tag id),
     /// so files it wrote are found too.
     pub legacy: Option<Source>,
-    pub title: String,
-    pub started: Timestamp,
-    pub resolved: Option<Timestamp>,
+    pub(crate) title: String,
+    pub(crate) started: Timestamp,
+    pub(crate) resolved: Option<Timestamp>,
     /// `None` when the source does not say (a feed).
     pub impact: Option<Impact>,
-    pub components: Vec<String>,
-    pub regions: Vec<String>,
-    pub official_url: Option<String>,
+    pub(crate) components: Vec<String>,
+    pub(crate) regions: Vec<String>,
+    pub(crate) official_url: Option<String>,
     /// Free-form facts the format has no field for (a maintenance's scheduled window).
     pub extra: Option<serde_json::Value>,
     /// In time order; bodies as the provider wrote them, cleaned.
@@ -76,9 +76,9 @@ pub struct Imported {
 
 /// What a payload holds: its page's name and address, when it says them, and its incidents.
 pub struct Parsed {
-    pub page: Option<String>,
-    pub page_url: Option<WebUrl>,
-    pub incidents: Vec<Imported>,
+    pub(crate) page: Option<String>,
+    pub(crate) page_url: Option<WebUrl>,
+    pub(crate) incidents: Vec<Imported>,
 }
 
 /// Reads a payload of `platform` read from `origin` (a file or URL, for messages). `page` is
@@ -226,10 +226,13 @@ impl Imported {
 
 /// An import to run.
 pub struct Request<'a> {
+    /// What wrote the payload: it chooses the reader.
     pub platform: Platform,
+    /// The payload, as saved from the status page.
     pub file: &'a Path,
     /// The provider's folder under content/; `None` to take the page's name.
     pub provider: Option<&'a str>,
+    /// The site root, which holds `content/`.
     pub root: &'a Path,
 }
 
@@ -245,19 +248,25 @@ pub enum Error {
 /// An import that cannot run as asked.
 #[derive(Debug, thiserror::Error)]
 pub enum Misuse {
+    /// The payload's file could not be read.
     #[error("cannot read {}: {source}", file.display())]
     Read {
+        /// The payload's file, as given.
         file: PathBuf,
+        /// Why it could not be read.
         source: std::io::Error,
     },
+    /// The payload is over [`MAX_PAYLOAD_BYTES`], more than any status page's history.
     #[error(
         "{} is over {} MiB, more than any status page's history; is it the right file?",
         .0.display(),
         payload::MAX_PAYLOAD_BYTES >> 20
     )]
     TooBig(PathBuf),
+    /// No `--provider` was given and the payload does not name its page.
     #[error("the payload does not name its page: pass --provider SLUG")]
     Unnamed,
+    /// The provider's name makes no slug.
     #[error(transparent)]
     Provider(#[from] crate::model::BadProvider),
 }
@@ -268,7 +277,8 @@ impl crate::diagnostics::Failure for Misuse {}
 /// What an import did, incident by incident.
 #[derive(Debug)]
 pub struct Report {
-    pub provider: Slug,
+    pub(crate) provider: Slug,
+    /// What became of each incident of the payload.
     pub outcomes: Vec<Outcome>,
     /// Whether the provider's `_index.md` was written.
     pub described: Described,
@@ -296,22 +306,29 @@ pub fn conflicts(outcomes: &[Outcome]) -> usize {
 pub struct Outcome {
     /// Relative to the site root.
     pub path: PathBuf,
+    /// What the import did to the file.
     pub change: Change,
     /// What a person changed that the import left as it was.
     pub kept: Vec<Kept>,
 }
 
+/// What an import did to one incident's file (or, in a dry run, would do).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Change {
+    /// A new file.
     Created {
+        /// The updates it holds.
         updates: usize,
     },
+    /// The file was rewritten with what the provider gives now.
     Updated {
+        /// Updates the file did not have.
         new_updates: usize,
         /// Updates the file had from a feed, to the minute, now as the provider's API
         /// gives them.
         refined: usize,
     },
+    /// The file already reads as the import would write it.
     Unchanged,
     /// A file holds the incident (its `id`) without a `source:` line: taken over by hand,
     /// left alone.
@@ -319,6 +336,7 @@ pub enum Change {
     /// Another provider's file holds the incident (at the outcome's path): a source writes
     /// only its own provider's incidents, so nothing was written for it.
     Conflict {
+        /// The provider whose file it is.
         holder: Slug,
     },
 }
@@ -328,8 +346,11 @@ pub enum Change {
 pub enum Kept {
     /// A field: its value in the file and the one the provider gives now.
     Field {
+        /// The field's key in the front matter.
         key: &'static str,
+        /// Its value as the file writes it, or `(none)`.
         yours: String,
+        /// The provider's value, written the same way, or `(none)`.
         theirs: String,
     },
     /// The text of an update the provider published, changed in the file.
@@ -555,6 +576,7 @@ pub fn merge(
 /// Whether an import writes what it plans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Write every file planned.
     Write,
     /// Plan every file and say what would change; write nothing.
     DryRun,

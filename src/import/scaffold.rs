@@ -14,23 +14,32 @@ use crate::model::{BadProvider, Slug};
 /// Why `new` or `init` wrote nothing: the command, not the archive, is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The provider's name makes no slug.
     #[error(transparent)]
     Provider(#[from] BadProvider),
+    /// The title has no letter or digit to make the file's name of.
     #[error("the title `{0}` has no letter or digit to name a file with")]
     Title(String),
+    /// The folder is no site: it has no `content/`.
     #[error(transparent)]
     NoSite(#[from] NoSite),
     /// The archive's lock could not be taken.
     #[error("{0}")]
     Lock(Diagnostic),
+    /// The new incident's file, named by today's date and the title, exists already.
     #[error("{} exists already; give the incident another title", .0.display())]
     Exists(PathBuf),
+    /// The folder `init` was given holds something.
     #[error("{} is not empty; init writes a new archive into an empty folder", .0.display())]
     NotEmpty(PathBuf),
+    /// A file or folder could not be read or written.
     #[error("cannot {action} {}: {source}", path.display())]
     Io {
+        /// What was being done: `read` or `write`.
         action: &'static str,
+        /// The file or folder it was done to.
         path: PathBuf,
+        /// Why it failed.
         source: std::io::Error,
     },
 }

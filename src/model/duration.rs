@@ -25,11 +25,11 @@ impl Duration {
     /// How `LONGEST` reads in messages.
     pub const LONGEST_TEXT: &str = "3650d (ten years)";
 
-    pub fn between(start: Timestamp, end: Timestamp) -> Duration {
+    pub(crate) fn between(start: Timestamp, end: Timestamp) -> Duration {
         Duration((end - start).num_seconds().max(0))
     }
 
-    pub fn seconds(self) -> i64 {
+    pub(crate) fn seconds(self) -> i64 {
         self.0
     }
 

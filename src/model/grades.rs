@@ -7,15 +7,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Impact {
+    /// No impact on the service.
     None,
+    /// Degraded performance.
     Minor,
+    /// A partial outage.
     Major,
+    /// What status pages label a major outage: the service is down.
     Critical,
+    /// Planned maintenance.
     Maintenance,
 }
 
 impl Impact {
-    pub const ALL: [Impact; 5] = [
+    pub(crate) const ALL: [Impact; 5] = [
         Impact::None,
         Impact::Minor,
         Impact::Major,
@@ -33,7 +38,7 @@ impl Impact {
         })
     }
 
-    pub fn keyword(self) -> &'static str {
+    pub(crate) fn keyword(self) -> &'static str {
         match self {
             Impact::None => "none",
             Impact::Minor => "minor",
@@ -59,12 +64,14 @@ impl Impact {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Confirmed by the provider.
     Confirmed,
+    /// Only suspected from outside.
     Suspected,
 }
 
 impl Level {
-    pub fn parse(text: &str) -> Option<Level> {
+    pub(crate) fn parse(text: &str) -> Option<Level> {
         match text.trim().to_ascii_lowercase().as_str() {
             "confirmed" => Some(Level::Confirmed),
             "suspected" => Some(Level::Suspected),
@@ -72,7 +79,7 @@ impl Level {
         }
     }
 
-    pub fn keyword(self) -> &'static str {
+    pub(crate) fn keyword(self) -> &'static str {
         match self {
             Level::Confirmed => "confirmed",
             Level::Suspected => "suspected",
@@ -83,16 +90,27 @@ impl Level {
 /// A status word of an update; the common ones are known, any other is kept as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Status {
+    /// The cause is being looked for.
     Investigating,
+    /// The cause is found.
     Identified,
+    /// A fix is in, and being watched.
     Monitoring,
+    /// News, with no change of state.
     Update,
+    /// The incident is over.
     Resolved,
+    /// The write-up after the incident, shown apart from the timeline.
     Postmortem,
+    /// A maintenance, announced ahead.
     Scheduled,
+    /// A maintenance under way.
     InProgress,
+    /// A maintenance done, being checked.
     Verifying,
+    /// A maintenance finished.
     Completed,
+    /// Any other word, as written.
     Other(String),
 }
 
@@ -111,7 +129,7 @@ impl Status {
         "completed",
     ];
 
-    pub fn parse(text: &str) -> Status {
+    pub(crate) fn parse(text: &str) -> Status {
         let text = text.trim();
         match text.to_ascii_lowercase().replace('_', " ").as_str() {
             "investigating" => Status::Investigating,

@@ -24,8 +24,10 @@ pub use names::{BadProvider, NotAsWritten, Slug, SlugError, WebUrl};
 /// One entry of an incident's timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Update {
+    /// When it was posted: the time of its heading.
     #[serde(with = "compact_time")]
     pub at: Timestamp,
+    /// The status word of its heading.
     pub status: Status,
     /// Markdown, as the provider wrote it.
     pub body: String,
@@ -35,8 +37,9 @@ pub struct Update {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
+    /// What it was imported from: mostly a platform's keyword (`statuspage`, `aws`).
     pub kind: String,
-    pub id: String,
+    pub(crate) id: String,
     /// What the import last wrote, as fingerprints (see `import::record`): how the next
     /// import tells a hand edit.
     #[serde(default)]
@@ -51,14 +54,14 @@ pub struct Alias {
     pub path: String,
     /// 1-based line and column in the incident's file.
     pub line: usize,
-    pub col: usize,
+    pub(crate) col: usize,
 }
 
 /// Where something is written in its file: 1-based line and column (in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourcePos {
-    pub line: usize,
-    pub col: usize,
+    pub(crate) line: usize,
+    pub(crate) col: usize,
 }
 
 /// One incident, fully validated. (Serialized only into the build cache.)
@@ -66,29 +69,40 @@ pub struct SourcePos {
 pub struct Incident {
     /// The file it came from, relative to the site root (for messages only).
     pub file: PathBuf,
+    /// The headline, as written.
     pub title: String,
+    /// `provider:` (a slug or a name), or else the first folder under `content/`.
     pub provider: Slug,
     /// The provider's name as the incident gives it, if it does.
     pub provider_name: Option<String>,
+    /// The incident's own segment of its URL: `slug:`, or else the file name.
     pub slug: Slug,
+    /// When the incident began.
     #[serde(with = "compact_time")]
     pub started: Timestamp,
     /// `None` while the incident is ongoing.
     #[serde(with = "compact_time::option")]
     pub resolved: Option<Timestamp>,
+    /// How bad it was.
     pub impact: Impact,
-    pub level: Option<Level>,
+    pub(crate) level: Option<Level>,
+    /// The components it touched, as the provider names them.
     pub components: Vec<String>,
     /// Components counted but not named (down.guide's `+1`).
     pub unnamed_components: u32,
+    /// The regions it touched, as the provider names them.
     pub regions: Vec<String>,
+    /// A stable id, unique within its provider (`DWN-c972089f00`): the feed entry id, in
+    /// place of the slug.
     pub id: Option<String>,
     /// Where `id` is written, to point at it when two incidents share it.
     pub id_at: Option<SourcePos>,
+    /// The provider's own page about the incident.
     pub official_url: Option<WebUrl>,
     /// Old URLs that must keep working.
     pub aliases: Vec<Alias>,
-    pub draft: bool,
+    pub(crate) draft: bool,
+    /// Where it was imported from, if it was.
     pub source: Option<Source>,
     /// (As JSON text in the build cache, whose format cannot hold an untyped value.)
     #[serde(with = "json_text")]
@@ -104,12 +118,13 @@ pub struct Incident {
 }
 
 impl Incident {
+    /// How long it lasted, from `started` to `resolved`; `None` while it is ongoing.
     pub fn duration(&self) -> Option<Duration> {
         self.resolved
             .map(|end| Duration::between(self.started, end))
     }
 
-    pub fn is_ongoing(&self) -> bool {
+    pub(crate) fn is_ongoing(&self) -> bool {
         self.resolved.is_none()
     }
 
@@ -122,11 +137,12 @@ impl Incident {
             .fold(self.started, Timestamp::max)
     }
 
+    /// The postmortem, if one was written.
     pub fn postmortem(&self) -> Option<&Update> {
         self.numbered_postmortem().map(|(_, u)| u)
     }
 
-    pub fn timeline(&self) -> impl Iterator<Item = &Update> {
+    pub(crate) fn timeline(&self) -> impl Iterator<Item = &Update> {
         self.numbered_timeline().map(|(_, u)| u)
     }
 
@@ -145,7 +161,7 @@ impl Incident {
             .filter(|(_, u)| u.status != Status::Postmortem)
     }
 
-    pub fn component_count(&self) -> usize {
+    pub(crate) fn component_count(&self) -> usize {
         self.components.len() + self.unnamed_components as usize
     }
 }
@@ -153,10 +169,10 @@ impl Incident {
 /// A provider as described by its `_index.md`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ProviderInfo {
-    pub file: PathBuf,
-    pub name: Option<String>,
-    pub url: Option<WebUrl>,
-    pub status_page: Option<WebUrl>,
+    pub(crate) file: PathBuf,
+    pub(crate) name: Option<String>,
+    pub(crate) url: Option<WebUrl>,
+    pub(crate) status_page: Option<WebUrl>,
     /// Markdown: the `description` field or the file's body.
     pub description: Option<String>,
     /// Whether `outages sync` follows the status page.
@@ -195,16 +211,24 @@ impl Default for SyncKind {
 /// gives it; also the `kind` of the sources its incidents carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Platform {
+    /// An Atlassian Statuspage.
     Statuspage,
+    /// An incident.io status page.
     IncidentIo,
+    /// Google Cloud Service Health.
     GoogleCloud,
+    /// The AWS Health Dashboard.
     Aws,
+    /// Slack's own status page.
     Slack,
+    /// A Better Stack status page.
     BetterStack,
+    /// An Atom or RSS feed of incidents.
     Feed,
 }
 
 impl Platform {
+    /// Every platform, in the order messages list them.
     pub const ALL: [Platform; 7] = [
         Platform::Statuspage,
         Platform::IncidentIo,
@@ -242,6 +266,7 @@ impl Platform {
         }
     }
 
+    /// The platform of a [keyword](Platform::keyword), if any.
     pub fn parse(keyword: &str) -> Option<Platform> {
         Platform::ALL.into_iter().find(|p| p.keyword() == keyword)
     }

@@ -13,6 +13,7 @@ pub struct Slug(String);
 /// Why a text cannot be a slug.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlugError {
+    /// Blank, or with no letter or digit to make a slug of.
     Empty,
     /// Holds `/`, `\` or is `.`/`..`: it would name another folder.
     PathLike,
@@ -99,6 +100,7 @@ impl Slug {
     /// The longest slug a component's page takes from its name.
     pub const MAX_COMPONENT: usize = 80;
 
+    /// The slug as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -118,8 +120,10 @@ fn check_segment(text: &str) -> Result<(), SlugError> {
 /// A text read back (from the build cache) that no longer is what it was written as.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotAsWritten {
+    /// Text that no longer is a slug.
     #[error("not a slug: {0:?}")]
     Slug(String),
+    /// Text that no longer is a safe web URL.
     #[error("not a web URL: {0:?}")]
     WebUrl(String),
 }
@@ -214,6 +218,7 @@ impl WebUrl {
             .then(|| WebUrl(text.to_string()))
     }
 
+    /// The URL as written.
     pub fn as_str(&self) -> &str {
         &self.0
     }

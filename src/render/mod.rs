@@ -329,10 +329,10 @@ fn clash(
 }
 
 /// Who writes a page: a description, and where to point an error at, if anywhere.
-pub struct Owner {
-    pub what: String,
+pub(crate) struct Owner {
+    pub(crate) what: String,
     /// The file, and the line and column (0 for the file as a whole).
-    pub place: Option<(PathBuf, usize, usize)>,
+    pub(crate) place: Option<(PathBuf, usize, usize)>,
 }
 
 fn owner(archive: &Archive, theme: &Theme, page: &Page) -> Owner {
@@ -341,12 +341,12 @@ fn owner(archive: &Archive, theme: &Theme, page: &Page) -> Owner {
 
 /// Renders pages from an archive and its views (each made when a page first asks for it).
 pub struct Renderer<'a> {
-    pub archive: &'a Archive,
+    pub(crate) archive: &'a Archive,
     /// Every page of the site, sorted by path: what the sitemap lists.
-    pub pages: &'a [Page],
-    pub config: &'a Config,
-    pub theme: &'a Theme,
-    pub views: &'a Views,
+    pub(crate) pages: &'a [Page],
+    pub(crate) config: &'a Config,
+    pub(crate) theme: &'a Theme,
+    pub(crate) views: &'a Views,
 }
 
 #[derive(Serialize)]
@@ -374,7 +374,7 @@ struct PageMeta<'a> {
 }
 
 #[derive(Serialize)]
-pub struct Year<'a> {
+pub(crate) struct Year<'a> {
     pub year: i32,
     pub incidents: Vec<&'a SummaryView>,
 }
@@ -406,7 +406,7 @@ impl Renderer<'_> {
         page.what.render(self, page)
     }
 
-    pub fn html_context(
+    pub(crate) fn html_context(
         &self,
         kind: &'static str,
         title: &str,
@@ -430,7 +430,12 @@ impl Renderer<'_> {
         ctx
     }
 
-    pub fn template(&self, name: &str, page: &Page, ctx: &Context) -> Result<Vec<u8>, Diagnostic> {
+    pub(crate) fn template(
+        &self,
+        name: &str,
+        page: &Page,
+        ctx: &Context,
+    ) -> Result<Vec<u8>, Diagnostic> {
         let mut out = Vec::with_capacity(16 * 1024);
         self.theme
             .tera
@@ -439,7 +444,7 @@ impl Renderer<'_> {
         Ok(out)
     }
 
-    pub fn feed_spec(&self, scope: Option<ProviderIx>) -> FeedSpec<'_> {
+    pub(crate) fn feed_spec(&self, scope: Option<ProviderIx>) -> FeedSpec<'_> {
         let base = &self.config.base_url;
         let limit = self.config.feed_limit;
         match scope {

@@ -155,12 +155,16 @@ fn record(incident: &Incident, provider: &str) -> Record {
 /// Why the index could not be built. The output is left as it was.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The working folder cannot be read (a shell left in a folder deleted since), and
+    /// Pagefind needs it.
     #[error(
         "the search index could not be built: the current folder cannot be read ({0}); `cd` into an existing folder and build again"
     )]
     NoWorkingFolder(std::io::Error),
+    /// Pagefind failed (or the index's manifest could not be encoded), in its words.
     #[error("the search index could not be built: {0}")]
     Pagefind(String),
+    /// Indexing panicked (caught by `serve`, which keeps the previous index).
     #[error("the search index could not be built (a bug in outages)")]
     Bug,
 }

@@ -68,12 +68,12 @@ pub enum Reload {
 /// The site as served: every file's bytes, and the error to show, if any.
 #[derive(Default)]
 pub struct Store {
-    pub files: HashMap<String, Arc<[u8]>>,
+    pub(crate) files: HashMap<String, Arc<[u8]>>,
     /// The diagnostics of the last failed rebuild, shown over every page until fixed.
     pub error: Option<String>,
 }
 
-pub struct Shared {
+pub(crate) struct Shared {
     pub store: RwLock<Store>,
     pub reload: broadcast::Sender<Reload>,
     /// The path the site is served under: `/` or `/repo/`.
@@ -85,24 +85,36 @@ pub struct Shared {
 /// of the files, or a bug.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// No port of those tried could be bound.
     #[error("cannot listen on {address} ports {first}-{last}: {source}")]
     Listen {
+        /// The address asked for (`--bind`).
         address: IpAddr,
+        /// The port asked for, the first tried.
         first: u16,
+        /// The last port tried.
         last: u16,
+        /// Why the last port tried could not be bound.
         source: std::io::Error,
     },
+    /// The address bound cannot be read back.
     #[error("the server's own address cannot be read: {0}")]
     Address(std::io::Error),
+    /// The address bound, with the path of `--base-url`, makes no base URL.
     #[error("the server's own address is no base URL: {0}")]
     BaseUrl(#[from] crate::config::BadBaseUrl),
+    /// The site folder cannot be watched for changes.
     #[error("cannot watch {}: {source}", root.display())]
     Watch {
+        /// The site folder.
         root: PathBuf,
+        /// Why it cannot be watched.
         source: notify::Error,
     },
+    /// The server's runtime or socket could not be set up.
     #[error("the server could not start: {0}")]
     Runtime(std::io::Error),
+    /// The server's thread panicked.
     #[error("the server stopped: this is a bug in outages; please report it")]
     Stopped,
 }

@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Validators {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub etag: Option<String>,
+    pub(crate) etag: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_modified: Option<String>,
+    pub(crate) last_modified: Option<String>,
 }
 
 impl Validators {
@@ -39,8 +39,11 @@ impl Validators {
 pub enum Fetched {
     /// 304: nothing new since the validators.
     NotModified,
+    /// An answer, whole.
     Body {
+        /// What it holds, decompressed.
         bytes: Vec<u8>,
+        /// What to ask "changed since?" with next time, when the server said.
         validators: Option<Validators>,
     },
 }
@@ -48,9 +51,9 @@ pub enum Fetched {
 /// Why a fetch gave nothing, in the user's words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
-    pub url: String,
-    pub reason: String,
-    pub hint: Option<String>,
+    pub(crate) url: String,
+    pub(crate) reason: String,
+    pub(crate) hint: Option<String>,
     /// No answer came at all (no connection, or none in time): asking the host anything
     /// else at once is no use.
     pub silent: bool,
@@ -59,8 +62,9 @@ pub struct Failure {
 /// How patient and how generous a client is.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Connecting, then the whole request and answer.
+    /// The longest wait to connect.
     pub connect_timeout: Duration,
+    /// The longest wait for the whole request and answer, connecting included.
     pub timeout: Duration,
     /// Attempts after the first, on 5xx, 429 and timeouts.
     pub retries: u32,
@@ -92,7 +96,7 @@ impl Default for Limits {
     }
 }
 
-pub struct Client {
+pub(crate) struct Client {
     http: reqwest::Client,
     limits: Limits,
 }
@@ -100,10 +104,13 @@ pub struct Client {
 /// A redirect that is not followed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BadRedirect {
+    /// More than [`MAX_REDIRECTS`] in a row.
     #[error("more than {} redirects", MAX_REDIRECTS)]
     TooMany,
+    /// Back to an address already asked.
     #[error("a redirect loop back to {0}")]
     Loop(Url),
+    /// From https down to http.
     #[error("a redirect from https down to {0}, which would send the request unencrypted")]
     Down(Url),
 }
@@ -315,7 +322,7 @@ pub struct Paced<'a> {
 }
 
 impl<'a> Paced<'a> {
-    pub fn new(client: &'a Client, delay: Duration) -> Paced<'a> {
+    pub(crate) fn new(client: &'a Client, delay: Duration) -> Paced<'a> {
         Paced {
             client,
             delay,
@@ -323,7 +330,7 @@ impl<'a> Paced<'a> {
         }
     }
 
-    /// [`Client::get`], after the pause when a request went before.
+    /// `Client::get`, after the pause when a request went before.
     pub async fn get(&mut self, url: &Url, known: Option<&Validators>) -> Result<Fetched, Failure> {
         if self.asked && !self.delay.is_zero() {
             tokio::time::sleep(self.delay).await;

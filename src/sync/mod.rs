@@ -47,12 +47,16 @@ use tokio::sync::{mpsc, oneshot};
 
 /// A sync to run.
 pub struct Options {
+    /// The site root, which holds `content/`.
     pub root: PathBuf,
     /// Slugs of the providers to sync; empty for all that have a status page.
     pub providers: Vec<String>,
+    /// Whether to write, or only say what would change (a dry run keeps no validators
+    /// either).
     pub mode: Mode,
     /// Hosts fetched from at once.
     pub jobs: usize,
+    /// Timeouts, retries and the largest answer, for every request.
     pub limits: Limits,
     /// Where the validators are kept (the build cache's folder).
     pub state_dir: PathBuf,
@@ -71,13 +75,16 @@ const PROGRESS_EVERY: usize = 100;
 /// Why a sync did nothing at all: the command, not a provider, is wrong (exit code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// Which providers to sync could not be told (a name that is no provider, say).
     #[error(transparent)]
     Providers(#[from] providers::Error),
     /// The archive's lock could not be taken.
     #[error("{0}")]
     Lock(Diagnostic),
+    /// No HTTP client could be made.
     #[error(transparent)]
     Client(#[from] fetch::NoClient),
+    /// The runtime the fetches run on could not be started.
     #[error("cannot start the network runtime: {0}")]
     Runtime(std::io::Error),
 }

@@ -19,35 +19,63 @@ use crate::model::{BadProvider, Platform, Slug, SyncKind, WebUrl};
 /// command, not the archive, is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A provider's name makes no slug.
     #[error(transparent)]
     Provider(#[from] BadProvider),
+    /// The folder is no site: it has no `content/`.
     #[error(transparent)]
     NoSite(#[from] NoSite),
+    /// The folders of `content/` could not be listed.
     #[error("cannot list {}/: {}", CONTENT_DIR, .0)]
     List(std::io::Error),
+    /// A provider named for `sync` has no `_index.md`.
     #[error(
         "no provider `{0}`: there is no {dir}/{0}/{file}; add it with `outages provider add {0} STATUS_PAGE_URL`",
         dir = CONTENT_DIR,
         file = PROVIDER_FILE
     )]
     Unknown(Slug),
+    /// A provider named for `sync` has no `status_page` to sync from.
     #[error("the provider `{slug}` has no `status_page` in {} to sync from", file.display())]
-    NoStatusPage { slug: Slug, file: PathBuf },
+    NoStatusPage {
+        /// The provider.
+        slug: Slug,
+        /// Its `_index.md`, relative to the site root.
+        file: PathBuf,
+    },
+    /// An address given to `provider add` is not a web address.
     #[error("`{text}` is not a web address; give it like {example}")]
-    NotWeb { text: String, example: &'static str },
+    NotWeb {
+        /// The address as given.
+        text: String,
+        /// An address of the kind wanted, for the message.
+        example: &'static str,
+    },
+    /// The provider has an `_index.md` already, which `provider add` leaves alone.
     #[error("{} exists already; set `status_page: {status_page}` in it by hand", file.display())]
-    Exists { file: PathBuf, status_page: String },
+    Exists {
+        /// The `_index.md`, as the user names it.
+        file: PathBuf,
+        /// The status page given, to set in it by hand.
+        status_page: String,
+    },
+    /// The status page's platform is not one `sync` can follow, or could not be found.
     #[error("{page}: {refused}")]
     Refused {
+        /// The status page, as given.
         page: String,
+        /// Why its platform cannot be followed.
         refused: detect::Refused,
     },
     /// The archive's lock could not be taken.
     #[error("{0}")]
     Lock(Diagnostic),
+    /// The new `_index.md` could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
+        /// Where it was to be written.
         path: PathBuf,
+        /// Why it could not be.
         source: std::io::Error,
     },
 }
@@ -58,7 +86,7 @@ impl Failure for Error {}
 /// A provider to sync.
 #[derive(Debug, Clone)]
 pub struct Followed {
-    pub slug: Slug,
+    pub(crate) slug: Slug,
     /// Its status page, the base of `/api/v2/…` (a feed's own address).
     pub status_page: Url,
     /// What the status page runs on.
@@ -87,7 +115,7 @@ impl Followed {
 /// The providers a sync goes through.
 #[derive(Debug, Default)]
 pub struct Selection {
-    pub followed: Vec<Followed>,
+    pub(crate) followed: Vec<Followed>,
     /// Providers whose `_index.md` does not load (or names no usable page), by folder: each
     /// fails alone.
     pub broken: Vec<(String, Vec<Diagnostic>)>,
@@ -175,10 +203,13 @@ pub fn followed(root: &Path, wanted: &[String]) -> Result<Selection, Error> {
 
 /// What `outages provider add` is told.
 pub struct NewProvider<'a> {
+    /// The provider's slug, or a name to make it of.
     pub slug: &'a str,
+    /// The address of its status page.
     pub status_page: &'a str,
     /// The platform, when the user says; else it is found.
     pub kind: Option<Platform>,
+    /// The provider's name, written as its `name:` when given.
     pub name: Option<&'a str>,
     /// The provider's own site.
     pub url: Option<&'a str>,
@@ -186,9 +217,11 @@ pub struct NewProvider<'a> {
 
 /// What `outages provider add` did.
 pub struct Added {
+    /// The provider's slug: its folder under `content/`.
     pub slug: Slug,
     /// The `_index.md` written, for the user.
     pub file: PathBuf,
+    /// What the status page runs on, as given or found.
     pub platform: Platform,
     /// How the platform was found, when it was not given.
     pub found: Option<String>,

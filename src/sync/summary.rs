@@ -13,15 +13,20 @@ use crate::import::{self, Change, Mode, Outcome};
 pub struct Synced {
     /// The provider's slug (its folder's name, if its `_index.md` does not load).
     pub provider: String,
+    /// What came of it, or why it failed.
     pub result: Result<Done, Failed>,
-    pub mode: Mode,
+    pub(crate) mode: Mode,
 }
 
+/// What a sync did to a provider that did not fail.
 #[derive(Debug)]
 pub enum Done {
     /// Every endpoint answered 304.
     NotModified,
+    /// Incidents came, from the endpoints or the history, and were merged into the archive
+    /// (in a dry run, only planned).
     Merged {
+        /// What became of each incident that came, its history's included.
         outcomes: Vec<Outcome>,
         /// The name the status page gives, written into an `_index.md` that had none (or
         /// why it was not: the incidents are in, so that is a warning only).
@@ -29,6 +34,7 @@ pub enum Done {
     },
 }
 
+/// Why a sync failed for one provider; the others go on.
 #[derive(Debug)]
 pub enum Failed {
     /// The server could not be reached, or said no.
@@ -40,12 +46,14 @@ pub enum Failed {
 /// What a sync did.
 #[derive(Debug, Default)]
 pub struct Summary {
+    /// Each provider, in the order it was done.
     pub synced: Vec<Synced>,
     /// Problems that cost no provider anything (the state could not be read or written).
     pub warnings: Vec<String>,
 }
 
 impl Summary {
+    /// How many providers failed.
     pub fn failed(&self) -> usize {
         self.synced.iter().filter(|s| s.result.is_err()).count()
     }
