@@ -9,7 +9,7 @@ use crate::content::updates::Body;
 use crate::diagnostics::Diagnostic;
 use crate::model::{
     Alias, Duration, DurationError, Impact, Incident, Level, Slug, SlugError, Source, SourcePos,
-    Status, WebUrl,
+    Status, Timestamp, WebUrl,
 };
 use crate::routes;
 
@@ -155,7 +155,83 @@ impl RawIncident {
         errors: &mut Vec<Diagnostic>,
     ) -> Option<Incident> {
         let before = errors.len();
-        let title = match &self.title {
+        let title = self.read_title(ctx, errors);
+        let (provider, provider_name) = self.read_provider(ctx, folder, errors);
+        let started = match &self.started {
+            Some(field) => read_time(ctx, field, errors),
+            None => {
+                self.missing(ctx, "started", Some(ACCEPTED_FORMATS), errors);
+                None
+            }
+        };
+        let resolved = self.read_resolved(ctx, started, errors);
+        let impact = self.read_impact(ctx, errors);
+        let level = self.level.as_ref().and_then(|field| {
+            let level = Level::parse(&field.value);
+            if level.is_none() {
+                errors.push(
+                    ctx.error(field.pos, format!("unknown level `{}`", field.value))
+                        .with_hint("use `confirmed` or `suspected`"),
+                );
+            }
+            level
+        });
+        let official_url = self
+            .official_url
+            .as_ref()
+            .and_then(|field| read_url(ctx, field, errors));
+        let slug = match &self.slug {
+            Some(field) => Slug::parse(field.value.trim())
+                .map_err(|e| errors.push(slug_error(ctx, field.pos, "slug", &e)))
+                .ok(),
+            None => stem_slug(ctx, errors),
+        };
+        let aliases = self.read_aliases(ctx, errors);
+        if errors[before..].iter().any(Diagnostic::is_error) {
+            return None;
+        }
+        self.warn(ctx, started, resolved, impact, errors);
+        let id = self
+            .id
+            .map(|field| Field {
+                value: field.value.trim().to_string(),
+                ..field
+            })
+            .filter(|field| !field.value.is_empty());
+        Some(Incident {
+            file: ctx.path.to_path_buf(),
+            title: title?,
+            provider: provider?,
+            provider_name,
+            slug: slug?,
+            started: started?,
+            resolved: resolved?,
+            impact: impact?,
+            level,
+            components: clean_list(self.components),
+            unnamed_components: self.unnamed_components,
+            regions: clean_list(self.regions),
+            id_at: id.as_ref().map(|field| SourcePos {
+                line: field.pos.line,
+                col: field.pos.col,
+            }),
+            id: id.map(|field| field.value),
+            official_url,
+            aliases,
+            draft: self.draft,
+            source: self.source,
+            extra: self.extra,
+            summary: self.body.summary,
+            updates: self.body.updates,
+            attribution: self.attribution,
+            // The loader hands it every warning of the file.
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The title, trimmed; an error when it is missing or empty.
+    fn read_title(&self, ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Option<String> {
+        match &self.title {
             Some(title) if !title.value.trim().is_empty() => Some(title.value.trim().to_string()),
             Some(title) => {
                 errors.push(ctx.error(title.pos, "the title is empty"));
@@ -165,15 +241,17 @@ impl RawIncident {
                 self.missing(ctx, "title", None, errors);
                 None
             }
-        };
-        let (provider, provider_name) = self.read_provider(ctx, folder, errors);
-        let started = match &self.started {
-            Some(field) => read_time(ctx, field, errors),
-            None => {
-                self.missing(ctx, "started", Some(ACCEPTED_FORMATS), errors);
-                None
-            }
-        };
+        }
+    }
+
+    /// When it ended, from `resolved` or from `started` plus `duration` (`Some(None)`:
+    /// not resolved); `None` when that cannot be told.
+    fn read_resolved(
+        &self,
+        ctx: &FileCtx,
+        started: Option<Timestamp>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Option<Option<Timestamp>> {
         let resolved = match (&self.resolved, &self.duration) {
             (Some(_), Some(duration)) => {
                 errors.push(
@@ -207,7 +285,12 @@ impl RawIncident {
         {
             errors.push(ctx.error(field.pos, "`resolved` is before `started`"));
         }
-        let impact = match &self.impact {
+        resolved
+    }
+
+    /// The impact; an error when it is missing or unknown.
+    fn read_impact(&self, ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Option<Impact> {
+        match &self.impact {
             Some(field) => Impact::parse(&field.value).or_else(|| {
                 errors.push(
                     ctx.error(field.pos, format!("unknown impact `{}`", field.value))
@@ -219,29 +302,12 @@ impl RawIncident {
                 self.missing(ctx, "impact", Some(IMPACT_HINT), errors);
                 None
             }
-        };
-        let level = self.level.as_ref().and_then(|field| {
-            let level = Level::parse(&field.value);
-            if level.is_none() {
-                errors.push(
-                    ctx.error(field.pos, format!("unknown level `{}`", field.value))
-                        .with_hint("use `confirmed` or `suspected`"),
-                );
-            }
-            level
-        });
-        let official_url = self
-            .official_url
-            .as_ref()
-            .and_then(|field| read_url(ctx, field, errors));
-        let slug = match &self.slug {
-            Some(field) => Slug::parse(field.value.trim())
-                .map_err(|e| errors.push(slug_error(ctx, field.pos, "slug", &e)))
-                .ok(),
-            None => stem_slug(ctx, errors),
-        };
-        let aliases: Vec<Alias> = self
-            .aliases
+        }
+    }
+
+    /// Every usable alias, each with where it was written; an error for each other.
+    fn read_aliases(&self, ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Vec<Alias> {
+        self.aliases
             .iter()
             .filter_map(|field| {
                 let alias = read_alias(&field.value).map(|path| Alias {
@@ -262,17 +328,19 @@ impl RawIncident {
                 }
                 alias
             })
-            .collect();
-        let id = self
-            .id
-            .map(|field| Field {
-                value: field.value.trim().to_string(),
-                ..field
-            })
-            .filter(|field| !field.value.is_empty());
-        if errors[before..].iter().any(Diagnostic::is_error) {
-            return None;
-        }
+            .collect()
+    }
+
+    /// What builds but looks wrong: an outage's update before it started, a component
+    /// named without a letter or digit, a last update that says resolved without a time.
+    fn warn(
+        &self,
+        ctx: &FileCtx,
+        started: Option<Timestamp>,
+        resolved: Option<Option<Timestamp>>,
+        impact: Option<Impact>,
+        errors: &mut Vec<Diagnostic>,
+    ) {
         // A maintenance is announced before it starts: only an outage's clock is suspect.
         let early = self
             .body
@@ -322,35 +390,6 @@ impl RawIncident {
                 .warning(),
             );
         }
-        Some(Incident {
-            file: ctx.path.to_path_buf(),
-            title: title?,
-            provider: provider?,
-            provider_name,
-            slug: slug?,
-            started: started?,
-            resolved: resolved?,
-            impact: impact?,
-            level,
-            components: clean_list(self.components),
-            unnamed_components: self.unnamed_components,
-            regions: clean_list(self.regions),
-            id_at: id.as_ref().map(|field| SourcePos {
-                line: field.pos.line,
-                col: field.pos.col,
-            }),
-            id: id.map(|field| field.value),
-            official_url,
-            aliases,
-            draft: self.draft,
-            source: self.source,
-            extra: self.extra,
-            summary: self.body.summary,
-            updates: self.body.updates,
-            attribution: self.attribution,
-            // The loader hands it every warning of the file.
-            warnings: Vec::new(),
-        })
     }
 
     fn read_provider(
@@ -427,7 +466,7 @@ fn read_time(
     ctx: &FileCtx,
     field: &Field<String>,
     errors: &mut Vec<Diagnostic>,
-) -> Option<crate::model::Timestamp> {
+) -> Option<Timestamp> {
     time::parse_timestamp(&field.value)
         .map_err(|e| errors.push(time_error(ctx, field.pos, &field.value, e)))
         .ok()
