@@ -168,6 +168,62 @@ pub fn run(
         .enable_all()
         .build()
         .map_err(Error::Runtime)?;
+    let mut receiver = spawn_fetches(&runtime, followed, &state, client, options);
+    // The archive is read once, when the first provider has something new.
+    let mut merging = Merging {
+        options,
+        archive: Archive {
+            writer: &writer,
+            index: None,
+        },
+        state: &mut state,
+        walking: BTreeMap::new(),
+        progress,
+    };
+    while let Some(message) = receiver.blocking_recv() {
+        if let Some(synced) = merging.take(message) {
+            pending.remove(synced.provider.as_str());
+            each(&synced);
+            progress.inc(1);
+            summary.synced.push(synced);
+        }
+    }
+    // A fetch that stopped without an answer (it cannot, short of a bug) still counts.
+    for provider in pending {
+        let synced = Synced {
+            provider,
+            result: Err(Failed::Fetch(Failure {
+                url: String::new(),
+                reason: "the fetch stopped without an answer".into(),
+                hint: None,
+                silent: true,
+            })),
+            mode: options.mode,
+        };
+        each(&synced);
+        summary.synced.push(synced);
+    }
+    if options.mode == Mode::Write
+        && let Err(e) = state.save(&options.state_dir)
+    {
+        summary.warnings.push(format!(
+            "cannot keep what the servers said in {}: {e}; the next sync fetches every page whole",
+            options.state_dir.display()
+        ));
+    }
+    Ok(summary)
+}
+
+/// Starts a task per host, which fetches its providers' endpoints (and histories, when
+/// told to) one request at a time and sends what it gets, in order; at most `jobs` hosts
+/// at once.
+fn spawn_fetches(
+    runtime: &tokio::runtime::Runtime,
+    followed: Vec<Followed>,
+    state: &State,
+    client: Arc<Client>,
+    options: &Options,
+) -> mpsc::Receiver<Message> {
     let mut hosts: BTreeMap<String, Vec<Asked>> = BTreeMap::new();
     for provider in followed {
         let known = provider
@@ -180,7 +236,7 @@ pub fn run(
             .or_default()
             .push((provider, known));
     }
-    let (sender, mut receiver) = mpsc::channel::<Message>(options.jobs.max(1));
+    let (sender, receiver) = mpsc::channel::<Message>(options.jobs.max(1));
     let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
     let delay = options.delay;
     for (_, group) in hosts {
@@ -211,130 +267,124 @@ pub fn run(
             }
         });
     }
-    drop(sender);
-    // The archive is read once, when the first provider has something new.
-    let mut archive = Archive {
-        writer: &writer,
-        index: None,
-    };
-    let mut walking: BTreeMap<Slug, Walking> = BTreeMap::new();
-    let mut finish = |synced: Synced, summary: &mut Summary| {
-        pending.remove(synced.provider.as_str());
-        each(&synced);
-        progress.inc(1);
-        summary.synced.push(synced);
-    };
-    while let Some(message) = receiver.blocking_recv() {
+    receiver
+}
+
+/// The merging thread: what it holds while the fetching tasks send their messages.
+struct Merging<'a> {
+    options: &'a Options,
+    archive: Archive<'a>,
+    state: &'a mut State,
+    /// The providers whose history is being read.
+    walking: BTreeMap<Slug, Walking>,
+    progress: &'a ProgressBar,
+}
+
+impl Merging<'_> {
+    /// Takes one message of a fetching task; a provider that is done comes back.
+    fn take(&mut self, message: Message) -> Option<Synced> {
         match message {
-            Message::Answers(provider, answers, go) => {
-                let merged = answers.map_err(Failed::Fetch).and_then(|answers| {
-                    merge_answers(options, &mut archive, &mut state, &provider, answers)
-                });
-                let walks = match (&merged, history_key(&provider)) {
-                    (Ok((_, gap)), Some(key)) => {
-                        *gap || options.history || !state.has_history(key.as_str())
-                    }
-                    _ => false,
-                };
-                let done = merged.map(|(done, _)| done);
-                // A task that has gone walks nothing.
-                let _ = go.send(walks);
-                if walks {
-                    let walk = Walking {
-                        provider,
-                        done,
-                        batch: Vec::new(),
-                        fetched: 0,
-                        wanted: 0,
-                        stop: Arc::default(),
-                    };
-                    walking.insert(walk.provider.slug.clone(), walk);
-                } else {
-                    let synced = Synced {
-                        provider: provider.slug.to_string(),
-                        result: done,
-                        mode: options.mode,
-                    };
-                    finish(synced, &mut summary);
-                }
-            }
+            Message::Answers(provider, answers, go) => self.answers(provider, answers, go),
             Message::Listed { slug, codes, reply } => {
-                let (wanted, stop) = match walking.get_mut(&slug) {
+                let (wanted, stop) = match self.walking.get_mut(&slug) {
                     Some(walk) => (
-                        wanted(options, &mut archive, walk, codes),
+                        wanted(self.options, &mut self.archive, walk, codes),
                         walk.stop.clone(),
                     ),
                     None => (Vec::new(), Arc::default()),
                 };
-                progress.inc_length(wanted.len() as u64);
+                self.progress.inc_length(wanted.len() as u64);
                 // A task that has gone has nothing left to fetch.
                 let _ = reply.send((wanted, stop));
+                None
             }
             Message::Incident { slug, url, bytes } => {
-                let Some(walk) = walking.get_mut(&slug).filter(|w| w.done.is_ok()) else {
-                    continue;
-                };
-                walk.batch.push((url, bytes));
-                walk.fetched = walk.fetched.saturating_add(1);
-                progress.inc(1);
-                if walk.fetched % PROGRESS_EVERY == 0 {
-                    let (fetched, wanted) = (walk.fetched, walk.wanted);
-                    progress.suspend(|| {
-                        eprintln!("{slug}: {fetched} of {wanted} incidents of its history fetched")
-                    });
-                }
-                if walk.batch.len() >= BATCH {
-                    write_batch(options, &mut archive, walk);
-                    walk.stop.store(walk.done.is_err(), Ordering::Relaxed);
-                }
+                self.incident(&slug, url, bytes);
+                None
             }
-            Message::Walked { slug, result } => {
-                let Some(mut walk) = walking.remove(&slug) else {
-                    continue;
-                };
-                write_batch(options, &mut archive, &mut walk);
-                match (result, walk.done.is_ok()) {
-                    (Ok(()), true) if options.mode == Mode::Write => {
-                        if let Some(key) = history_key(&walk.provider) {
-                            state.finish_history(key.as_str());
-                        }
-                    }
-                    (Err(stopped), true) => walk.done = Err(cut_short(stopped, walk.fetched)),
-                    _ => {}
-                }
-                let synced = Synced {
-                    provider: slug.to_string(),
-                    result: walk.done,
-                    mode: options.mode,
-                };
-                finish(synced, &mut summary);
-            }
+            Message::Walked { slug, result } => self.walked(slug, result),
         }
     }
-    // A fetch that stopped without an answer (it cannot, short of a bug) still counts.
-    for provider in pending {
-        let synced = Synced {
-            provider,
-            result: Err(Failed::Fetch(Failure {
-                url: String::new(),
-                reason: "the fetch stopped without an answer".into(),
-                hint: None,
-                silent: true,
-            })),
-            mode: options.mode,
+
+    /// A provider's endpoints answered: merges what is new, and says whether to walk its
+    /// history (then the provider is done only when the walk is).
+    fn answers(
+        &mut self,
+        provider: Followed,
+        answers: Answers,
+        go: oneshot::Sender<bool>,
+    ) -> Option<Synced> {
+        let options = self.options;
+        let merged = answers.map_err(Failed::Fetch).and_then(|answers| {
+            merge_answers(options, &mut self.archive, self.state, &provider, answers)
+        });
+        let walks = match (&merged, history_key(&provider)) {
+            (Ok((_, gap)), Some(key)) => {
+                *gap || options.history || !self.state.has_history(key.as_str())
+            }
+            _ => false,
         };
-        each(&synced);
-        summary.synced.push(synced);
+        let done = merged.map(|(done, _)| done);
+        // A task that has gone walks nothing.
+        let _ = go.send(walks);
+        if !walks {
+            return Some(Synced {
+                provider: provider.slug.to_string(),
+                result: done,
+                mode: options.mode,
+            });
+        }
+        let walk = Walking {
+            provider,
+            done,
+            batch: Vec::new(),
+            fetched: 0,
+            wanted: 0,
+            stop: Arc::default(),
+        };
+        self.walking.insert(walk.provider.slug.clone(), walk);
+        None
     }
-    if options.mode == Mode::Write
-        && let Err(e) = state.save(&options.state_dir)
-    {
-        summary.warnings.push(format!(
-            "cannot keep what the servers said in {}: {e}; the next sync fetches every page whole",
-            options.state_dir.display()
-        ));
+
+    /// An incident of a history: kept for the next batch, which is written when full.
+    fn incident(&mut self, slug: &Slug, url: Url, bytes: Vec<u8>) {
+        let Some(walk) = self.walking.get_mut(slug).filter(|w| w.done.is_ok()) else {
+            return;
+        };
+        walk.batch.push((url, bytes));
+        walk.fetched = walk.fetched.saturating_add(1);
+        self.progress.inc(1);
+        if walk.fetched % PROGRESS_EVERY == 0 {
+            let (fetched, wanted) = (walk.fetched, walk.wanted);
+            self.progress.suspend(|| {
+                eprintln!("{slug}: {fetched} of {wanted} incidents of its history fetched")
+            });
+        }
+        if walk.batch.len() >= BATCH {
+            write_batch(self.options, &mut self.archive, walk);
+            walk.stop.store(walk.done.is_err(), Ordering::Relaxed);
+        }
     }
-    Ok(summary)
+
+    /// A walk of a history ended: its last batch is written, and the provider is done.
+    fn walked(&mut self, slug: Slug, result: Result<(), Stopped>) -> Option<Synced> {
+        let mut walk = self.walking.remove(&slug)?;
+        write_batch(self.options, &mut self.archive, &mut walk);
+        match (result, walk.done.is_ok()) {
+            (Ok(()), true) if self.options.mode == Mode::Write => {
+                if let Some(key) = history_key(&walk.provider) {
+                    self.state.finish_history(key.as_str());
+                }
+            }
+            (Err(stopped), true) => walk.done = Err(cut_short(stopped, walk.fetched)),
+            _ => {}
+        }
+        Some(Synced {
+            provider: slug.to_string(),
+            result: walk.done,
+            mode: self.options.mode,
+        })
+    }
 }
 
 /// Fetches the provider's endpoints, asking "changed since?" of each.
