@@ -387,7 +387,7 @@ struct Emit<'a> {
 }
 
 /// The search index's files, if the build makes one.
-type Index = Option<Result<Vec<(String, Vec<u8>)>, search::Error>>;
+type SearchFiles = Option<Result<Vec<(String, Vec<u8>)>, search::Error>>;
 
 impl Emit<'_> {
     /// Compares with the disk and stages a file if it changed: `false` when unchanged.
@@ -428,7 +428,7 @@ impl Emit<'_> {
 
     /// The search index of the site, built against the output (`None` for `check`, or
     /// without search).
-    fn search_index(&self, site: &Site) -> Index {
+    fn search_index(&self, site: &Site) -> SearchFiles {
         let output = self.output.filter(|_| site.config.search)?;
         Some(search_index(site, output))
     }
@@ -442,7 +442,7 @@ fn render_changed(
     changed: Changes,
     emit: &Emit,
     scan: Option<&Scan>,
-) -> Result<(Listed, Index, Option<Saving>), Error> {
+) -> Result<(Listed, SearchFiles, Option<Saving>), Error> {
     // The site's own `X.gz` and `X.br`: static files, as the last build had them (a
     // change to one renders everything).
     let own: HashSet<String> = (site.theme.assets.iter())
@@ -471,7 +471,7 @@ fn render_all(
     site: &Site,
     emit: &Emit,
     progress: &ProgressBar,
-) -> Result<(Listed, Index, Option<Saving>), Error> {
+) -> Result<(Listed, SearchFiles, Option<Saving>), Error> {
     progress.set_length(site.pages.len() as u64);
     site.views.render_markdown();
     let pages: Vec<&Page> = site.pages.iter().collect();

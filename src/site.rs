@@ -406,19 +406,20 @@ impl Site {
                 self.pending_static,
             )
             .with_plan(next.pages.is_some());
-        let Some(pages) = &next.pages else {
-            let reads = |page: &&Page| changes.meets(archive, page.reads(archive));
-            return self.pages.iter().filter(reads).collect();
-        };
-        let old_kinds: HashMap<&str, Discriminant<What>> = (self.pages.iter())
-            .map(|p| (p.path.as_str(), discriminant(&p.what)))
-            .collect();
-        pages
-            .iter()
-            .filter(|page| {
-                changes.meets(archive, page.reads(archive))
-                    || old_kinds.get(page.path.as_str()) != Some(&discriminant(&page.what))
+        // Only when the plan changed: which kind made each path before.
+        let old_kinds: Option<HashMap<&str, Discriminant<What>>> = next.pages.as_ref().map(|_| {
+            (self.pages.iter())
+                .map(|p| (p.path.as_str(), discriminant(&p.what)))
+                .collect()
+        });
+        let made_elsewhere = |page: &Page| {
+            old_kinds.as_ref().is_some_and(|kinds| {
+                kinds.get(page.path.as_str()) != Some(&discriminant(&page.what))
             })
+        };
+        (next.pages.as_deref().unwrap_or(&self.pages))
+            .iter()
+            .filter(|page| changes.meets(archive, page.reads(archive)) || made_elsewhere(page))
             .collect()
     }
 

@@ -33,7 +33,7 @@ use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
 use crate::render::deps::Reads;
 use crate::render::feeds::FeedSpec;
-use crate::render::kinds::{Dates, What};
+use crate::render::kinds::{Dates, Planning, What};
 use crate::render::theme::Theme;
 use crate::render::views::{FeedLinks, SummaryView, Views};
 use crate::routes;
@@ -62,7 +62,11 @@ pub fn plan(
     config: &Config,
     theme: &Theme,
 ) -> Result<Vec<Page>, Vec<Diagnostic>> {
-    let mut pages = kinds::plan_every_kind(archive, theme, config);
+    let mut pages = kinds::plan_every_kind(&Planning {
+        archive,
+        theme,
+        config,
+    });
     // A site's own static file replaces a generated file of the site of the same name (a
     // custom robots.txt, say); one where an incident or a provider writes is a conflict.
     let assets: HashSet<&str> = theme.assets.iter().map(|a| a.path.as_str()).collect();

@@ -14,7 +14,7 @@ pub(crate) struct FeedOf {
 impl Kind for FeedFile {
     type Key = FeedOf;
 
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, FeedOf)) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, FeedOf)) {
         let scopes =
             std::iter::once((None, String::new())).chain(archive.providers().map(
                 |(index, provider)| (Some(index), routes::provider_dir(provider.slug.as_str())),
@@ -66,13 +66,7 @@ pub(crate) struct ApiIncident;
 impl Kind for ApiIncident {
     type Key = IncidentIx;
 
-    fn plan(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
-        add: &mut dyn FnMut(String, IncidentIx),
-    ) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, IncidentIx)) {
         for (index, incident) in archive.incidents() {
             let (provider, slug) = (incident.provider.as_str(), incident.slug.as_str());
             add(routes::api_incident(provider, slug), index);
@@ -101,13 +95,7 @@ pub(crate) struct ApiDay;
 impl Kind for ApiDay {
     type Key = NaiveDate;
 
-    fn plan(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
-        add: &mut dyn FnMut(String, NaiveDate),
-    ) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, NaiveDate)) {
         for day in &archive.days {
             add(routes::api_day(day.date), day.date);
         }
@@ -150,13 +138,7 @@ pub(crate) struct ProviderFile {
 impl Kind for ProviderFile {
     type Key = ProviderIx;
 
-    fn plan(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
-        add: &mut dyn FnMut(String, ProviderIx),
-    ) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, ProviderIx)) {
         for (index, provider) in archive.providers() {
             add((self.path)(provider.slug.as_str()), index);
         }

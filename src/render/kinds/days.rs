@@ -9,13 +9,7 @@ pub(crate) struct DayPage;
 impl Kind for DayPage {
     type Key = NaiveDate;
 
-    fn plan(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
-        add: &mut dyn FnMut(String, NaiveDate),
-    ) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, NaiveDate)) {
         for day in &archive.days {
             add(routes::page(&routes::day_dir(day.date)), day.date);
         }
@@ -88,7 +82,7 @@ pub(crate) struct DaysIndex;
 impl Kind for DaysIndex {
     type Key = ();
 
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+    fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
         add(routes::page(routes::DAYS_DIR), ());
     }
 

@@ -10,7 +10,7 @@ pub(super) const HOME_ONGOING: usize = 10;
 impl Kind for Home {
     type Key = ();
 
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+    fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
         add(routes::HOME.into(), ());
     }
 

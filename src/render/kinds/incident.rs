@@ -7,13 +7,7 @@ pub(crate) struct IncidentPage;
 impl Kind for IncidentPage {
     type Key = IncidentIx;
 
-    fn plan(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
-        add: &mut dyn FnMut(String, IncidentIx),
-    ) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, IncidentIx)) {
         for (index, incident) in archive.incidents() {
             let dir = routes::incident_dir(incident.provider.as_str(), incident.slug.as_str());
             add(routes::page(&dir), index);
@@ -98,7 +92,7 @@ pub(crate) struct AliasOf {
 impl Kind for AliasPage {
     type Key = AliasOf;
 
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, AliasOf)) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, AliasOf)) {
         for (incident, source) in archive.incidents() {
             for (number, alias) in source.aliases.iter().enumerate() {
                 add(routes::alias(&alias.path), AliasOf { incident, number });

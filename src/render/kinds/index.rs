@@ -63,7 +63,7 @@ impl Kind for IncidentIndex {
     /// The page's number, from 1.
     type Key = usize;
 
-    fn plan(&self, archive: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, usize)) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, usize)) {
         for n in Paged::new(archive.incidents.len()).numbers() {
             add(routes::page(&routes::incidents_dir(n)), n);
         }

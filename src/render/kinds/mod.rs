@@ -60,13 +60,7 @@ pub(crate) trait Kind: Sync {
     type Key: Copy + std::fmt::Debug + Eq + std::hash::Hash + Send + Sync;
 
     /// Adds the kind's pages: each a path and the key it is rendered from.
-    fn plan(
-        &self,
-        archive: &Archive,
-        theme: &Theme,
-        config: &Config,
-        add: &mut dyn FnMut(String, Self::Key),
-    );
+    fn plan(&self, at: &Planning, add: &mut dyn FnMut(String, Self::Key));
 
     /// What a page of this kind reads, besides `site.yaml`, in the archive it is planned
     /// from.
@@ -110,12 +104,12 @@ macro_rules! kinds {
         }
 
         /// Every kind's pages, the kinds planned in parallel and gathered in their order.
-        pub(crate) fn plan_every_kind(archive: &Archive, theme: &Theme, config: &Config) -> Vec<Page> {
-            type Plan = fn(&Archive, &Theme, &Config) -> Vec<Page>;
+        pub(crate) fn plan_every_kind(at: &Planning) -> Vec<Page> {
+            type Plan = fn(&Planning) -> Vec<Page>;
             let kinds: &[Plan] = &[$(
-                |archive, theme, config| {
+                |at| {
                     let mut pages = Vec::new();
-                    Kind::plan(&$value, archive, theme, config, &mut |path, key| {
+                    Kind::plan(&$value, at, &mut |path, key| {
                         pages.push(Page { path, what: What::$variant(key) })
                     });
                     pages
@@ -123,7 +117,7 @@ macro_rules! kinds {
             )*];
             let planned: Vec<Vec<Page>> = kinds
                 .par_iter()
-                .map(|plan| plan(archive, theme, config))
+                .map(|plan| plan(at))
                 .collect();
             planned.concat()
         }
@@ -251,6 +245,14 @@ kinds! {
         make: api_components,
     };
     ApiDay(ApiDay) = ApiDay;
+}
+
+/// What a kind plans its pages from.
+#[derive(Clone, Copy)]
+pub(crate) struct Planning<'a> {
+    pub(crate) archive: &'a Archive,
+    pub(crate) theme: &'a Theme,
+    pub(crate) config: &'a Config,
 }
 
 /// What a sitemap dates its pages by: the archive, and its newest update's day, found

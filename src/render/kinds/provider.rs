@@ -7,13 +7,7 @@ pub(crate) struct ProviderPage;
 impl Kind for ProviderPage {
     type Key = ProviderIx;
 
-    fn plan(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
-        add: &mut dyn FnMut(String, ProviderIx),
-    ) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, ProviderIx)) {
         for (index, provider) in archive.providers() {
             let dir = routes::provider_dir(provider.slug.as_str());
             add(routes::page(&dir), index);
@@ -101,13 +95,7 @@ pub(crate) struct YearPage {
 impl Kind for ProviderYear {
     type Key = YearPage;
 
-    fn plan(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
-        add: &mut dyn FnMut(String, YearPage),
-    ) {
+    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, YearPage)) {
         for (index, provider) in archive.providers() {
             for &year in &provider.years {
                 let started = |x: &IncidentIx| archive.incidents[*x].started.year();
@@ -228,9 +216,7 @@ impl Kind for ComponentPage {
 
     fn plan(
         &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Config,
+        &Planning { archive, .. }: &Planning,
         add: &mut dyn FnMut(String, ComponentListPage),
     ) {
         for (index, provider) in archive.providers() {

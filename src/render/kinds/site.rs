@@ -14,7 +14,7 @@ pub(crate) struct SiteFile {
 impl Kind for SiteFile {
     type Key = ();
 
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+    fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
         add(self.path.to_string(), ());
     }
 
@@ -80,7 +80,7 @@ pub(crate) struct NotFound;
 impl Kind for NotFound {
     type Key = ();
 
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, add: &mut dyn FnMut(String, ())) {
+    fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
         add(routes::NOT_FOUND.into(), ());
     }
 
@@ -110,7 +110,7 @@ pub(crate) struct Cname;
 impl Kind for Cname {
     type Key = ();
 
-    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, ())) {
+    fn plan(&self, &Planning { config, .. }: &Planning, add: &mut dyn FnMut(String, ())) {
         if config.cname.is_some() {
             add(routes::CNAME.into(), ());
         }
@@ -136,9 +136,7 @@ impl Kind for Asset {
 
     fn plan(
         &self,
-        _: &Archive,
-        theme: &Theme,
-        config: &Config,
+        &Planning { theme, config, .. }: &Planning,
         add: &mut dyn FnMut(String, AssetIx),
     ) {
         let unused = unused_asset(theme, config);
@@ -186,7 +184,7 @@ pub(crate) struct SearchPage;
 impl Kind for SearchPage {
     type Key = ();
 
-    fn plan(&self, _: &Archive, _: &Theme, config: &Config, add: &mut dyn FnMut(String, ())) {
+    fn plan(&self, &Planning { config, .. }: &Planning, add: &mut dyn FnMut(String, ())) {
         if config.search {
             add(routes::SEARCH_PAGE.into(), ());
         }
@@ -223,7 +221,7 @@ impl Kind for SitemapPart {
     type Key = usize;
 
     /// Planned with the rest of the plan, in [`Kind::plan_after`].
-    fn plan(&self, _: &Archive, _: &Theme, _: &Config, _: &mut dyn FnMut(String, usize)) {}
+    fn plan(&self, _: &Planning, _: &mut dyn FnMut(String, usize)) {}
 
     fn plan_after(&self, listed: usize, add: &mut dyn FnMut(String, usize)) {
         for n in 1..=sitemap::parts(listed) {
