@@ -1,11 +1,16 @@
 //! The search index: every incident as one Pagefind record (its words, what a result shows,
 //! the facets it can be filtered by), indexed in shards (`shards`) that the search page
 //! merges in the browser, each a Pagefind bundle of chunked files under `pagefind/`
-//! (`bundle`). Built from the model, never from HTML pages.
+//! (`bundle`), written here in Pagefind's format (`format`), every word read as Pagefind
+//! reads it (`lexicon`). Built from the model, never from HTML pages.
 
 mod bundle;
+mod format;
+mod lexicon;
 mod shards;
 mod state;
+
+use lexicon::Lexicon;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -176,6 +181,8 @@ pub enum Error {
 pub struct Memory {
     language: String,
     shards: HashMap<shards::ShardKey, Kept>,
+    /// The words Pagefind was asked about, in the language of the last index.
+    lexicon: Option<Arc<Lexicon>>,
 }
 
 /// One shard as the last index had it.
@@ -185,6 +192,18 @@ struct Kept {
 }
 
 impl Memory {
+    /// The words known in `language`: those of the last index, if it was in it.
+    fn lexicon(&mut self, language: &str) -> Arc<Lexicon> {
+        match &self.lexicon {
+            Some(lexicon) if lexicon.language() == language => lexicon.clone(),
+            _ => {
+                let lexicon = Arc::new(Lexicon::new(language));
+                self.lexicon = Some(lexicon.clone());
+                lexicon
+            }
+        }
+    }
+
     fn recall(&self, shard: &shards::Shard<Indexed>, language: &str) -> Option<shards::Summary> {
         let kept = self.shards.get(shard.key())?;
         let members = shard.members();
@@ -244,10 +263,11 @@ pub fn index(
     let shards = shards::split(indexed, Indexed::year, Indexed::order);
     let last = read(routes::SEARCH_INDEX_STATE);
     let last = last.as_deref().and_then(state::State::parse);
+    let lexicon = memory.lexicon(language);
     let recall = |shard: &shards::Shard<Indexed>| memory.recall(shard, language);
-    let made = shards::build(shards, recall, language, last.as_ref(), &read)?;
+    let made = shards::build(shards, recall, &lexicon, last.as_ref(), &read)?;
     memory.keep(&made, language);
-    let mut files = shards::files(made, language, last.as_ref(), &read)?;
+    let mut files = shards::files(made, &lexicon, last.as_ref(), &read)?;
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
 }

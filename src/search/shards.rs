@@ -15,17 +15,19 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use super::bundle;
+use super::lexicon::Lexicon;
 use super::state::{self, File, State};
 use super::{Error, Record};
 use crate::routes;
 
 /// Records to a shard at most: few enough that indexing the one an edit or a sync touches
-/// takes well under a second (Pagefind spends about 0.5 ms on a record), and that the
+/// takes a fraction of a second (about 0.1 ms of a core a record), and that the
 /// shards built at once stay within [`RECORDS_IN_FLIGHT`]; many enough that a search of a
 /// common word loads tens of shards, not hundreds, at 100,000 incidents.
 const SHARD_RECORDS: usize = 2_000;
 
-/// Records being indexed at once, over all shards: Pagefind holds about 40 KB for each.
+/// Records being indexed at once, over all shards: each is held with its words' places
+/// while its shard is indexed.
 const RECORDS_IN_FLIGHT: usize = 20_000;
 
 /// The most incidents whose shards the search page reads at once for a search: a search
@@ -220,10 +222,11 @@ impl Words {
 pub(super) fn build<T: Member + Send + Sync>(
     shards: Vec<Shard<T>>,
     recall: impl Fn(&Shard<T>) -> Option<Summary> + Sync,
-    language: &str,
+    lexicon: &Lexicon,
     last: Option<&State>,
     read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
 ) -> Result<Vec<Made<T>>, Error> {
+    let language = lexicon.language();
     let made = |shard: Shard<T>| -> Result<Made<T>, Error> {
         let dir = shard.key.dir();
         let reusable = |fingerprint: &str| {
@@ -249,7 +252,7 @@ pub(super) fn build<T: Member + Send + Sync>(
             None => {
                 let records: Vec<Record> = shard.members.iter().map(T::record).collect();
                 let words = words(&records);
-                (made_at(&dir, records, false, language)?, Words::Made(words))
+                (made_at(&dir, records, false, lexicon)?, Words::Made(words))
             }
         };
         Ok(Made {
@@ -282,15 +285,15 @@ fn facets<T: Member>(members: &[T]) -> Facets {
     facets
 }
 
-/// Pagefind's bundle of `records` at `dir` (with its script and WebAssembly if
+/// The Pagefind bundle of `records` at `dir` (with Pagefind's script and WebAssembly if
 /// `runtime`): its files, sorted by path.
 fn made_at(
     dir: &str,
     records: Vec<Record>,
     runtime: bool,
-    language: &str,
+    lexicon: &Lexicon,
 ) -> Result<Vec<File>, Error> {
-    let made = bundle::bundle(records, language)?;
+    let made = bundle::bundle(records, lexicon)?;
     let code = if runtime { made.runtime } else { Vec::new() };
     let mut files: Vec<File> = made
         .records
@@ -325,12 +328,16 @@ fn words(records: &[Record]) -> String {
             .chain(record.meta.values().map(String::as_str))
             .chain(record.filters.values().flatten().map(String::as_str))
     });
-    let words: std::collections::BTreeSet<String> = texts
-        .flat_map(str::split_whitespace)
+    // Each word as written once (a shard's words repeat: most of its text), then read.
+    let written: foldhash::HashSet<&str> = texts.flat_map(str::split_whitespace).collect();
+    let mut words: Vec<String> = written
+        .into_iter()
         .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)
         .collect();
+    words.sort_unstable();
+    words.dedup();
     let mut joined = String::new();
     for word in words {
         joined.push_str(&word);
@@ -343,7 +350,7 @@ fn words(records: &[Record]) -> String {
 /// WebAssembly, the list of shards with the facets' totals, and the state file.
 pub(super) fn files<T: Member + Send + Sync>(
     made: Vec<Made<T>>,
-    language: &str,
+    lexicon: &Lexicon,
     last: Option<&State>,
     read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
 ) -> Result<Vec<File>, Error> {
@@ -380,7 +387,7 @@ pub(super) fn files<T: Member + Send + Sync>(
         words.push((shard.words, shard.shard.members));
     }
     if !words.is_empty() {
-        let fingerprint = words_fingerprint(&hashes, language);
+        let fingerprint = words_fingerprint(&hashes, lexicon.language());
         let dir = routes::SEARCH_WORDS_DIR;
         let taken = last.and_then(|last| last.reusable(WORDS_ENTRY, &fingerprint, dir, read));
         let bundle = match taken {
@@ -397,7 +404,7 @@ pub(super) fn files<T: Member + Send + Sync>(
                         sort: Default::default(),
                     })
                     .collect();
-                made_at(dir, covers, true, language)?
+                made_at(dir, covers, true, lexicon)?
             }
         };
         state::entry(&mut state, WORDS_ENTRY, &fingerprint, None, &bundle);
