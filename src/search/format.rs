@@ -224,15 +224,10 @@ impl Fragment {
 
     /// As a file of its own, and as hashed for its name: Pagefind's field order.
     pub(super) fn alone(&self) -> Vec<u8> {
-        let Fragment {
-            url,
-            content,
-            word_count,
-            filters,
-            meta,
-        } = self;
+        let Fragment { url, content, .. } = self;
+        let (count, filters, meta) = (self.word_count, &self.filters, &self.meta);
         format!(
-            r#"{{"url":{url},"content":{content},"word_count":{word_count},"filters":{filters},"meta":{meta},"anchors":[]}}"#
+            r#"{{"url":{url},"content":{content},"word_count":{count},"filters":{filters},"meta":{meta},"anchors":[]}}"#
         )
         .into_bytes()
     }
@@ -240,15 +235,10 @@ impl Fragment {
     /// Inside a group file, whose fragments Pagefind reads back as JSON values: fields in
     /// the order of their names.
     fn grouped(&self, out: &mut String) {
-        let Fragment {
-            url,
-            content,
-            word_count,
-            filters,
-            meta,
-        } = self;
+        let Fragment { url, content, .. } = self;
+        let (count, filters, meta) = (self.word_count, &self.filters, &self.meta);
         out.push_str(&format!(
-            r#"{{"anchors":[],"content":{content},"filters":{filters},"meta":{meta},"url":{url},"word_count":{word_count}}}"#
+            r#"{{"anchors":[],"content":{content},"filters":{filters},"meta":{meta},"url":{url},"word_count":{count}}}"#
         ));
     }
 }

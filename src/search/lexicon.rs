@@ -169,7 +169,7 @@ impl Lexicon {
         text: &[&'w str],
         meta: &[&'w str],
     ) -> Result<Vocabulary<'w>, Error> {
-        let (new_text, new_meta, asked) = {
+        let (new_text, new_meta, ask_pagefind) = {
             let known = self.known.read().unwrap_or_else(|e| e.into_inner());
             let mut new_text: Vec<&str> = text
                 .iter()
@@ -184,10 +184,10 @@ impl Lexicon {
                 .filter(|w| read_apart(w) && !known.meta.contains_key(**w))
                 .copied()
                 .collect();
-            let asked = known.pagefind.is_some() && new_text.is_empty() && new_meta.is_empty();
-            (new_text, new_meta, !asked)
+            let known_all = known.pagefind.is_some() && new_text.is_empty() && new_meta.is_empty();
+            (new_text, new_meta, !known_all)
         };
-        if asked {
+        if ask_pagefind {
             let learned = ask(&new_text, &new_meta, &self.language)?;
             let mut known = self.known.write().unwrap_or_else(|e| e.into_inner());
             known.learn(learned, &new_text, &new_meta);
@@ -267,10 +267,11 @@ impl Known {
         let (stem_names, stem_local) = sorted(stems, &self.stems);
         let (form_names, form_local) = sorted(forms, &self.forms);
         let local = |kept: &[Kept]| -> Vec<Token> {
+            // Every stem and form of these tokens was numbered just above.
             kept.iter()
                 .map(|k| Token {
-                    stem: StemIx(stem_local[&k.stem]),
-                    form: k.form.map(|f| FormIx(form_local[&f])),
+                    stem: StemIx(stem_local.get(&k.stem).copied().unwrap_or_default()),
+                    form: k.form.and_then(|f| form_local.get(&f).copied()).map(FormIx),
                     weight: k.weight,
                 })
                 .collect()
