@@ -243,6 +243,31 @@ impl Fragment {
     }
 }
 
+/// What a fragment file says of a record, read back.
+#[derive(serde::Deserialize)]
+pub(super) struct Said {
+    pub url: String,
+    pub content: String,
+}
+
+/// A fragment file read back: one record's fragment, or a group of them by name.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum FragmentFile {
+    Alone(Said),
+    Group(std::collections::BTreeMap<String, Said>),
+}
+
+/// The records a fragment file holds (as [`decompressed`] gives it), each with its URL and
+/// text; none if it is not a fragment file.
+pub(super) fn said(plain: &[u8]) -> Vec<Said> {
+    match serde_json::from_slice(plain) {
+        Ok(FragmentFile::Alone(said)) => vec![said],
+        Ok(FragmentFile::Group(group)) => group.into_values().collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// A group file: each fragment under its name, names in order.
 pub(super) fn group<'a>(fragments: impl Iterator<Item = (&'a str, &'a Fragment)>) -> Vec<u8> {
     let mut fragments: Vec<_> = fragments.collect();

@@ -10,11 +10,12 @@
 //! index: a shard without a word would otherwise match the longest word it has that starts
 //! the one asked for (`normal` for `normalisation`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 
 use super::bundle;
+use super::format;
 use super::lexicon::Lexicon;
 use super::state::{self, File, State};
 use super::{Error, Record};
@@ -207,10 +208,23 @@ impl Words {
         }
     }
 
-    fn text<T: Member>(self, members: &[T]) -> String {
+    /// The words themselves: for a shard taken again, as the last words bundle held them
+    /// (`before`, by shard name) if they still have the stated hash, else gathered from
+    /// its members' records.
+    fn text<T: Member>(
+        self,
+        name: &str,
+        members: &[T],
+        before: &HashMap<String, String>,
+    ) -> String {
         match self {
             Words::Made(text) => text,
-            Words::Stated(_) => words(&members.iter().map(T::record).collect::<Vec<_>>()),
+            Words::Stated(hash) => match before.get(name) {
+                Some(text) if blake3::hash(text.as_bytes()).to_hex().as_str() == hash => {
+                    text.clone()
+                }
+                _ => words(&members.iter().map(T::record).collect::<Vec<_>>()),
+            },
         }
     }
 }
@@ -346,7 +360,37 @@ fn words(records: &[Record]) -> String {
     joined
 }
 
-/// Every file of the index: the shards', the words bundle with Pagefind's script and
+/// The URL of the words bundle's record of the shard `name`: `/pagefind/2024/`.
+fn cover_url(name: &str) -> String {
+    format!("/{}{name}/", routes::SEARCH_INDEX_DIR)
+}
+
+/// Each shard's words as the last words bundle indexed them, by shard name, read back from
+/// its files that are still as it wrote them. Without them, remaking the words bundle
+/// after one edit made every record of the archive again to gather its shard's words.
+fn words_before(
+    last: &State,
+    read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
+) -> HashMap<String, String> {
+    let prefix = format!("/{}", routes::SEARCH_INDEX_DIR);
+    let files = last.still_there(WORDS_ENTRY, routes::SEARCH_WORDS_DIR, read);
+    files
+        .iter()
+        .filter_map(|(_, bytes)| format::decompressed(bytes))
+        .flat_map(|plain| format::said(&plain))
+        .filter_map(|said| {
+            let name = said.url.strip_prefix(&prefix)?.strip_suffix('/')?;
+            // A record's text is its words, a space after each, the last one dropped.
+            let mut words = said.content;
+            if !words.is_empty() {
+                words.push(' ');
+            }
+            Some((name.to_string(), words))
+        })
+        .collect()
+}
+
+/// Every file of the index: the shards the words bundle with Pagefind's script and
 /// WebAssembly, the list of shards with the facets' totals, and the state file.
 pub(super) fn files<T: Member + Send + Sync>(
     made: Vec<Made<T>>,
@@ -393,12 +437,15 @@ pub(super) fn files<T: Member + Send + Sync>(
         let bundle = match taken {
             Some(files) => files,
             None => {
+                let before = last
+                    .map(|last| words_before(last, read))
+                    .unwrap_or_default();
                 let covers = words
                     .into_par_iter()
                     .zip(hashes)
                     .map(|((words, members), (name, _))| Record {
-                        url: format!("/{}{name}/", routes::SEARCH_INDEX_DIR),
-                        content: words.text(&members),
+                        url: cover_url(&name),
+                        content: words.text(&name, &members, &before),
                         meta: Default::default(),
                         filters: [(COVERS.to_string(), vec![name])].into(),
                         sort: Default::default(),
@@ -498,6 +545,78 @@ mod tests {
             hash_field(hasher, &self.url);
             hash_field(hasher, &self.content);
         }
+    }
+
+    /// A record that counts how often it is made.
+    struct Counted<'a> {
+        record: Record,
+        made: &'a std::sync::atomic::AtomicUsize,
+    }
+
+    impl Member for Counted<'_> {
+        fn record(&self) -> Record {
+            self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.record.clone()
+        }
+
+        fn filters(&self) -> Filters {
+            self.record.filters.clone()
+        }
+
+        fn identify(&self, hasher: &mut blake3::Hasher) {
+            self.record.identify(hasher);
+        }
+    }
+
+    #[test]
+    fn the_words_of_a_shard_taken_again_are_read_back_not_gathered_from_its_records() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let lexicon = Lexicon::new("en");
+        let made = AtomicUsize::new(0);
+        // The whole index of `records` built on the `last` one's files.
+        let index = |records: &[Record], last: &BTreeMap<String, Vec<u8>>| {
+            let members = (records.iter())
+                .map(|record| Counted {
+                    record: record.clone(),
+                    made: &made,
+                })
+                .collect();
+            let shards = split(
+                members,
+                |member: &Counted| member.record.sort["start"][..4].parse().unwrap(),
+                |a, b| a.record.url.cmp(&b.record.url),
+            );
+            let read = |path: &str| last.get(path).cloned();
+            let state = last.get(routes::SEARCH_INDEX_STATE);
+            let state = state.and_then(|bytes| State::parse(bytes));
+            let built = build(shards, |_| None, &lexicon, state.as_ref(), &read).unwrap();
+            let files = files(built, &lexicon, state.as_ref(), &read).unwrap();
+            files.into_iter().collect::<BTreeMap<_, _>>()
+        };
+        let old = record("/old/", "2023-01-01T00:00:00Z");
+        let new = record("/new/", "2024-01-01T00:00:00Z");
+        let first = index(&[old.clone(), new.clone()], &BTreeMap::new());
+        let mut edited = new.clone();
+        edited.content.push_str(" quokkaville");
+        let fresh = index(&[old.clone(), edited.clone()], &BTreeMap::new());
+
+        made.store(0, Ordering::Relaxed);
+        let again = index(&[old.clone(), edited.clone()], &first);
+        assert_eq!(made.load(Ordering::Relaxed), 1, "only the edited record");
+        assert_eq!(again, fresh, "the same bytes as an index made anew");
+
+        // The words bundle's files changed since: its words are not trusted, but gathered.
+        let mut tampered = first.clone();
+        for (path, bytes) in &mut tampered {
+            if path.starts_with(routes::SEARCH_WORDS_DIR) && path.ends_with(".pf_fragment") {
+                let plain = format::decompressed(bytes).unwrap();
+                let text = String::from_utf8(plain).unwrap().replace("2023", "1999");
+                *bytes = format::compressed(text.as_bytes());
+            }
+        }
+        made.store(0, Ordering::Relaxed);
+        assert_eq!(index(&[old, edited], &tampered), fresh);
+        assert_eq!(made.load(Ordering::Relaxed), 2, "both records");
     }
 
     #[test]

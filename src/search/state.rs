@@ -90,14 +90,24 @@ impl<'a> State<'a> {
         }
         listed
             .par_iter()
-            .map(|&(hash, path)| {
-                let inside = path.strip_prefix(dir).is_some_and(|name| {
-                    !name.is_empty() && !name.split('/').any(|part| part.is_empty() || part == "..")
-                });
-                let bytes = read(path)
-                    .filter(|bytes| inside && blake3::hash(bytes).to_hex().as_str() == hash)?;
-                Some((path.to_string(), bytes))
-            })
+            .map(|&(hash, path)| Some((path.to_string(), checked(path, hash, dir, read)?)))
+            .collect()
+    }
+
+    /// The files an entry lists under `dir` that are there with the bytes they had, read
+    /// with `read`, whatever it was made from: what is left of it to read back.
+    pub(super) fn still_there(
+        &self,
+        name: &str,
+        dir: &str,
+        read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
+    ) -> Vec<File> {
+        let Some(entry) = self.entries.get(name) else {
+            return Vec::new();
+        };
+        (entry.files)
+            .par_iter()
+            .filter_map(|&(hash, path)| Some((path.to_string(), checked(path, hash, dir, read)?)))
             .collect()
     }
 
@@ -105,6 +115,23 @@ impl<'a> State<'a> {
     pub(super) fn words(&self, name: &str) -> Option<&'a str> {
         self.entries.get(name)?.words
     }
+}
+
+/// The bytes of the file at `path`, read with `read`, if it lies inside `dir` and its
+/// bytes have the hash `hash`: a state file names paths, and is never followed out.
+fn checked(
+    path: &str,
+    hash: &str,
+    dir: &str,
+    read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
+) -> Option<Vec<u8>> {
+    let inside = path.strip_prefix(dir).is_some_and(|name| {
+        !name.is_empty() && !name.split('/').any(|part| part.is_empty() || part == "..")
+    });
+    if !inside {
+        return None;
+    }
+    read(path).filter(|bytes| blake3::hash(bytes).to_hex().as_str() == hash)
 }
 
 /// Writes one entry of the state file.
