@@ -9,7 +9,7 @@ use foldhash::HashSet;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::cache::Written;
+use crate::cache::{self, Written};
 use crate::config::{Config, StandIn};
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostics;
@@ -318,6 +318,7 @@ fn run(
     let emit = Emit {
         output: mode.output(),
         precompress: options.precompress,
+        cache: options.cache_dir.as_deref(),
     };
     let (listed, index, begun) = match changed {
         Some(changed) => render_changed(&mut site, changed, &emit, mode.cache())?,
@@ -384,6 +385,8 @@ fn load(
 struct Emit<'a> {
     output: Option<&'a Output>,
     precompress: bool,
+    /// The build cache's folder, if the build keeps one.
+    cache: Option<&'a Path>,
 }
 
 /// The search index's files, if the build makes one.
@@ -430,7 +433,7 @@ impl Emit<'_> {
     /// without search).
     fn search_index(&self, site: &Site) -> SearchFiles {
         let output = self.output.filter(|_| site.config.search)?;
-        Some(search_index(site, output))
+        Some(search_index(site, output, self.cache))
     }
 }
 
@@ -556,15 +559,29 @@ fn updated(written: &[String], update: Rerendered<Listed>, own: &HashSet<String>
 }
 
 /// The search index of the site: the last build's shards, read back, where they indexed
-/// the same records with this same program, the others built anew.
-fn search_index(site: &Site, output: &Output) -> Result<Vec<(String, Vec<u8>)>, search::Error> {
-    search::index(
+/// the same records with this same program, the others built anew. With a cache folder,
+/// the words Pagefind was asked about are kept there for the next build.
+fn search_index(
+    site: &Site,
+    output: &Output,
+    cache: Option<&Path>,
+) -> Result<Vec<(String, Vec<u8>)>, search::Error> {
+    let saved = cache.and_then(|dir| std::fs::read(dir.join(cache::SEARCH_WORDS)).ok());
+    let mut memory = saved.map_or_else(search::Memory::default, |saved| {
+        search::Memory::with_words(&saved)
+    });
+    let files = search::index(
         &site.archive.incidents,
         &site.views.incidents.provider_names(),
         &site.config.language,
         |path| output.read(path),
-        &mut search::Memory::default(),
-    )
+        &mut memory,
+    )?;
+    if let (Some(dir), Some(words)) = (cache, memory.saved_words()) {
+        // Only a saving of time: a build that cannot keep them asks Pagefind again.
+        let _ = cache::write_aside(dir, cache::SEARCH_WORDS, |path| std::fs::write(path, words));
+    }
+    Ok(files)
 }
 
 /// The real location of a path that may not exist yet: its deepest existing ancestor with

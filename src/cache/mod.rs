@@ -47,6 +47,10 @@ pub use stamp::{Left, Lefts, Stamp};
 
 /// The cache folder's name at the site root.
 pub const CACHE_DIR: &str = ".outages-cache";
+
+/// The file of the cache folder that keeps the words Pagefind was asked about, and how it
+/// reads them, from one build with search to the next.
+pub const SEARCH_WORDS: &str = "search-words";
 /// A 32-byte hash.
 pub type Hash = [u8; 32];
 

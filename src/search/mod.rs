@@ -185,6 +185,8 @@ pub struct Memory {
     shards: HashMap<shards::ShardKey, Kept>,
     /// The words Pagefind was asked about, in the language of the last index.
     lexicon: Option<Arc<Lexicon>>,
+    /// How many words the lexicon held when it was given back ([`Memory::with_words`]).
+    words_given: usize,
 }
 
 /// One shard as the last index had it.
@@ -194,6 +196,29 @@ struct Kept {
 }
 
 impl Memory {
+    /// A memory of words only, as [`Memory::saved_words`] of an earlier process of this
+    /// same program gave them (a build with the cache keeps them there): an edit then asks
+    /// Pagefind about its new words, not every word of the archive again. Words saved by
+    /// another program, or damaged, are not taken.
+    pub fn with_words(saved: &[u8]) -> Memory {
+        let Some((lexicon, words)) = Lexicon::restored(saved) else {
+            return Memory::default();
+        };
+        Memory {
+            language: lexicon.language().to_string(),
+            lexicon: Some(Arc::new(lexicon)),
+            words_given: words,
+            ..Memory::default()
+        }
+    }
+
+    /// The words Pagefind was asked about, for [`Memory::with_words`]; `None` when there
+    /// is nothing to add to what was given.
+    pub fn saved_words(&self) -> Option<Vec<u8>> {
+        let (saved, words) = self.lexicon.as_ref()?.saved();
+        (words != self.words_given).then_some(saved)
+    }
+
     /// The words known in `language`: those of the last index, if it was in it.
     fn lexicon(&mut self, language: &str) -> Arc<Lexicon> {
         match &self.lexicon {

@@ -333,6 +333,16 @@ fn an_edit_indexes_its_shard_again_and_leaves_the_others_byte_for_byte() {
             .any(|text| text.contains("dashboard") && text.contains("\"covers\":[\"2023\"]")),
         "{words:?}"
     );
+    // The words Pagefind was asked about are kept with the cache for the next build, and
+    // what it made with them and with the shards taken again is what a build anew makes.
+    assert!(site.path(".outages-cache/search-words").is_file());
+    let anew = site.path("anew");
+    site.build(&["--no-cache", "--output", anew.to_str().unwrap()]);
+    let anew: BTreeMap<String, Vec<u8>> = tree(&anew)
+        .into_iter()
+        .filter(|(path, _)| path.starts_with("pagefind/"))
+        .collect();
+    assert_eq!(after, anew);
     // Words the shard has already, in another order and case: its shard is indexed again,
     // the words bundle is left as it was.
     site.write(
