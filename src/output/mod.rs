@@ -15,6 +15,7 @@
 //!   pair, which the next build undoes if it was cut between the two renames.
 //! - Nothing is read or written through a symlink inside the output folder.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, Read as _};
@@ -300,10 +301,16 @@ impl Output {
         let Some(old_manifest) = &self.old.manifest else {
             return Ok(None);
         };
+        // Each new file in its plain spelling, for the few comparisons below: as text, which
+        // hashes at a fraction of the cost of a `Path` (one edit that removes a file of the
+        // search index compared every file of the site).
+        let plain: Vec<Cow<str>> = (files.iter())
+            .map(|file| plain_spelling(&file.path))
+            .collect();
         let removed = match old_manifest.as_slice() == manifest.as_bytes() {
             // The same files (an edit that adds and removes no page): nothing to compare.
             true => Vec::new(),
-            false => removed_from(old_manifest, paths),
+            false => removed_from(old_manifest, &plain),
         };
         let staged: Vec<&Path> = files
             .iter()
@@ -353,44 +360,46 @@ impl Output {
         fs::rename(&part, staging.join(JOURNAL)).map_err(io_at("write", &part))?;
         replay(&self.out, staging, &journal)?;
         if !removed.is_empty() {
-            self.remove_emptied(&removed, paths);
+            self.remove_emptied(&removed, &plain);
         }
         Ok(Some(stats))
     }
 
     /// Removes the folders of ours that the removal of `removed` emptied, deepest first:
-    /// those the last build had and the new site (of `paths`) has not.
-    fn remove_emptied(&self, removed: &[PathBuf], paths: &[&Path]) {
-        let new = PathSet::new(paths.iter().copied());
-        let mut emptied: Vec<&Path> = removed
+    /// those on the way to a removed file (the last build's, so ours) that hold no file of
+    /// the new site (`plain`: its paths in their plain spelling).
+    fn remove_emptied(&self, removed: &[PathBuf], plain: &[Cow<str>]) {
+        let mut emptied: Vec<&str> = removed
             .iter()
             .flat_map(|path| path.ancestors().skip(1))
-            .filter(|dir| {
-                !dir.as_os_str().is_empty()
-                    && self.old.written().dirs.contains(*dir)
-                    && !new.dirs.contains(*dir)
-            })
+            .filter_map(Path::to_str)
+            .filter(|dir| !dir.is_empty())
             .collect();
-        emptied.sort_by_key(|dir| std::cmp::Reverse(dir.components().count()));
+        emptied.sort_by_key(|dir| std::cmp::Reverse(dir.matches('/').count()));
         emptied.dedup();
-        for dir in emptied {
+        let candidates: HashSet<&str> = emptied.iter().copied().collect();
+        let still: HashSet<&str> = plain
+            .iter()
+            .flat_map(|path| path.match_indices('/').map(|(at, _)| &path[..at]))
+            .filter(|dir| candidates.contains(dir))
+            .collect();
+        for dir in emptied.into_iter().filter(|dir| !still.contains(dir)) {
             // Not empty: something of the user's is in it, and stays.
             let _ = fs::remove_dir(self.out.join(dir));
         }
     }
 }
 
-/// The files the last build's manifest (`old_manifest`) lists and the new site (of `paths`)
-/// has not, each once in its plain spelling (a line `p/x.html/` names the file
-/// `p/x.html`). Compared as paths (`a//b` is `a/b`), without building the sets of folders:
-/// a change of a few files needs those only if it removes one.
-fn removed_from(old_manifest: &[u8], paths: &[&Path]) -> Vec<PathBuf> {
-    let new_files: HashSet<&Path> = paths.iter().copied().collect();
+/// The files the last build's manifest (`old_manifest`) lists and the new site (`plain`,
+/// its paths in their plain spelling) has not, each once in its plain spelling (a line
+/// `p/x.html/` names the file `p/x.html`, as `Path` compares them).
+fn removed_from(old_manifest: &[u8], plain: &[Cow<str>]) -> Vec<PathBuf> {
+    let new_files: HashSet<&str> = plain.iter().map(|path| path.as_ref()).collect();
     let old_text = String::from_utf8_lossy(old_manifest);
     let mut removed: Vec<PathBuf> = manifest_lines(&old_text)
-        .map(Path::new)
-        .filter(|path| !new_files.contains(path))
-        .map(|path| path.components().collect())
+        .map(plain_spelling)
+        .filter(|path| !new_files.contains(path.as_ref()))
+        .map(|path| PathBuf::from(path.as_ref()))
         .collect();
     removed.sort();
     removed.dedup();

@@ -19,6 +19,22 @@ pub(super) fn site_relative(site_path: &str) -> Option<&Path> {
     inside.then_some(Path::new(site_path))
 }
 
+/// A site path as `Path::components` reads it, spelled plainly: `a//b/./c/` is `a/b/c`.
+/// The site's own paths are plain already, and borrowed.
+pub(super) fn plain_spelling(site_path: &str) -> Cow<'_, str> {
+    let part = |part: &&str| !part.is_empty() && *part != ".";
+    if site_path.split('/').all(|p| part(&p)) {
+        return Cow::Borrowed(site_path);
+    }
+    Cow::Owned(
+        site_path
+            .split('/')
+            .filter(part)
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
+}
+
 /// The path of a file the site writes, relative to the output folder: one that stays in
 /// it and is not the manifest.
 pub(super) fn site_file(site_path: &str) -> Result<&Path, Error> {

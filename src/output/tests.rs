@@ -32,6 +32,15 @@ proptest::proptest! {
     }
 
     #[test]
+    fn a_site_path_is_spelled_plainly_as_its_components_read(path in "[./ab]{1,10}") {
+        if let Some(relative) = site_relative(&path) {
+            let components: PathBuf = relative.components().collect();
+            let plain = plain_spelling(&path);
+            proptest::prop_assert_eq!(Some(plain.as_ref()), components.to_str());
+        }
+    }
+
+    #[test]
     fn the_folders_of_paths_are_each_listed_once(
         mut paths in proptest::collection::vec("[ab/.-]{1,7}", 0..12),
         sort: bool,
