@@ -83,15 +83,15 @@ impl shards::Member for Indexed<'_> {
 
     /// The incident as the build cache stores it (every field, so none that its record
     /// reads can be missed), and its provider's name.
-    fn identify(&self, hasher: &mut blake3::Hasher) {
-        // Serialized whole, then hashed at once: fed field by field, the hasher's work per
-        // call was most of the time. Every field serializes; were one not to, a mark still
-        // makes a fingerprint of its own.
-        match postcard::to_allocvec(self.incident.as_ref()) {
-            Ok(bytes) => hasher.update(&bytes),
-            Err(_) => hasher.update(b"\0unserializable"),
-        };
-        shards::hash_field(hasher, self.provider);
+    fn identify(&self, out: &mut Vec<u8>) {
+        // Serialized whole (postcard's encoding says where each field ends). Every field
+        // serializes; were one not to, a mark still makes a fingerprint of its own.
+        let at = out.len();
+        if postcard::to_io(self.incident.as_ref(), &mut *out).is_err() {
+            out.truncate(at);
+            out.extend_from_slice(b"\0unserializable");
+        }
+        shards::field(out, self.provider);
     }
 }
 
@@ -327,16 +327,16 @@ mod tests {
         }
     }
 
-    fn identity(incident: &Incident, provider: &str) -> blake3::Hash {
+    fn identity(incident: &Incident, provider: &str) -> Vec<u8> {
         let incident = Arc::new(incident.clone());
         let provider: Arc<str> = provider.into();
-        let mut hasher = blake3::Hasher::new();
+        let mut bytes = Vec::new();
         Indexed {
             incident: &incident,
             provider: &provider,
         }
-        .identify(&mut hasher);
-        hasher.finalize()
+        .identify(&mut bytes);
+        bytes
     }
 
     #[test]
