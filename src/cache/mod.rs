@@ -9,7 +9,8 @@
 //!   killed at any instant leaves the previous cache or the new one. One that is damaged,
 //!   truncated, of another format, of another program or of another site folder is
 //!   ignored and replaced, never trusted; what it holds is checked again as it is read
-//!   (slugs and URLs as the parser checks them).
+//!   (slugs and URLs as the parser checks them). Beside it, with search on, the search
+//!   index's words (`search-words`), written the same way, with a hash of its own.
 //! - It holds what parsing gave (the incidents), the fingerprint of what every page reads
 //!   besides them (the program, the options, `site.yaml`, the templates and static files),
 //!   and a hash of the manifest of the output it produced: only an output that still holds
@@ -50,7 +51,8 @@ pub const CACHE_DIR: &str = ".outages-cache";
 
 /// The file of the cache folder that keeps the words Pagefind was asked about, and how it
 /// reads them, from one build with search to the next.
-pub const SEARCH_WORDS: &str = "search-words";
+pub(crate) const SEARCH_WORDS: &str = "search-words";
+
 /// A 32-byte hash.
 pub type Hash = [u8; 32];
 

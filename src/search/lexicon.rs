@@ -7,11 +7,11 @@
 //! words around it (the record's text here never carries Pagefind's weight marks).
 //!
 //! The words asked are kept ([`Lexicon`]): the shards indexed at once share them (most of
-//! a shard's words are another's), and `serve` keeps them from one index to the next, so
-//! that an edit asks Pagefind about its new words only. The same call gives Pagefind's
+//! a shard's words are another's), `serve` keeps them from one index to the next, and a
+//! build with the cache keeps them in its folder for the next build ([`Lexicon::saved`]),
+//! so that an edit asks Pagefind about its new words only. The same call gives Pagefind's
 //! script, worker and WebAssembly, its version, and whether the language has a stemmer.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
@@ -162,71 +162,6 @@ impl Lexicon {
         &self.language
     }
 
-    /// Every word it knows, to be given back to [`Lexicon::restored`] by a later process
-    /// of this very program, with the number of words in it.
-    pub(crate) fn saved(&self) -> (Vec<u8>, usize) {
-        let known = self.known.read().unwrap_or_else(|e| e.into_inner());
-        fn words(map: &HashMap<Box<str>, Box<[Kept]>>) -> Vec<(&str, Cow<'_, [Kept]>)> {
-            let mut words: Vec<(&str, Cow<[Kept]>)> = (map.iter())
-                .map(|(word, kept)| (&**word, Cow::Borrowed(&**kept)))
-                .collect();
-            words.sort_unstable_by_key(|(word, _)| *word);
-            words
-        }
-        let saved = Saved {
-            program: *crate::cache::program(),
-            language: &self.language,
-            stems: known.stems.names.iter().map(|name| &**name).collect(),
-            forms: known.forms.names.iter().map(|name| &**name).collect(),
-            text: words(&known.text),
-            meta: words(&known.meta),
-        };
-        let count = known.text.len() + known.meta.len();
-        (postcard::to_allocvec(&saved).unwrap_or_default(), count)
-    }
-
-    /// The lexicon [`Lexicon::saved`] gave, with the number of words in it: `None` if it
-    /// was saved by another program, or is damaged.
-    pub(crate) fn restored(bytes: &[u8]) -> Option<(Lexicon, usize)> {
-        let saved: Saved = postcard::from_bytes(bytes).ok()?;
-        if saved.program != *crate::cache::program() {
-            return None;
-        }
-        let mut known = Known::default();
-        for (names, into) in [
-            (&saved.stems, &mut known.stems),
-            (&saved.forms, &mut known.forms),
-        ] {
-            for name in names {
-                into.number(name);
-            }
-            // Each name once, or a number would stand for two.
-            if into.names.len() != names.len() {
-                return None;
-            }
-        }
-        let (stems, forms) = (known.stems.names.len(), known.forms.names.len());
-        let fits = |kept: &[Kept]| {
-            kept.iter().all(|k| {
-                (k.stem as usize) < stems && k.form.is_none_or(|form| (form as usize) < forms)
-            })
-        };
-        for (words, into) in [(saved.text, &mut known.text), (saved.meta, &mut known.meta)] {
-            for (word, kept) in words {
-                if !fits(&kept) {
-                    return None;
-                }
-                into.insert(word.into(), kept.into_owned().into_boxed_slice());
-            }
-        }
-        let count = known.text.len() + known.meta.len();
-        let lexicon = Lexicon {
-            language: saved.language.to_string(),
-            known: RwLock::new(known),
-        };
-        Some((lexicon, count))
-    }
-
     /// The tokens of `text` words (of records' text, without zero-width spaces) and
     /// `meta` words (of their metadata), each listed once; Pagefind is asked about those
     /// not known yet.
@@ -261,22 +196,6 @@ impl Lexicon {
         let known = self.known.read().unwrap_or_else(|e| e.into_inner());
         Ok(known.vocabulary(text, meta))
     }
-}
-
-/// A lexicon as the build cache keeps it: made by `program`, every word with its tokens.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Saved<'a> {
-    program: [u8; 32],
-    #[serde(borrow)]
-    language: &'a str,
-    #[serde(borrow)]
-    stems: Vec<&'a str>,
-    #[serde(borrow)]
-    forms: Vec<&'a str>,
-    #[serde(borrow)]
-    text: Vec<(&'a str, Cow<'a, [Kept]>)>,
-    #[serde(borrow)]
-    meta: Vec<(&'a str, Cow<'a, [Kept]>)>,
 }
 
 /// What one call to Pagefind told: the tokens at each place of the text and metadata
@@ -606,47 +525,4 @@ fn failed(error: impl std::fmt::Display) -> Error {
     Error::Pagefind(error.to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_lexicon_given_back_reads_every_word_as_the_one_saved() {
-        let lexicon = Lexicon::new("en");
-        let text = ["Failures", "three-antelopes", "caf\u{e9}", "failing"];
-        let meta = ["v1.2", "API"];
-        let asked = lexicon.vocabulary(&text, &meta).unwrap();
-        let (saved, words) = lexicon.saved();
-        let (restored, count) = Lexicon::restored(&saved).unwrap();
-        assert_eq!((count, restored.language()), (words, "en"));
-        let again = restored.vocabulary(&text, &meta).unwrap();
-        assert_eq!((&asked.stems, &asked.forms), (&again.stems, &again.forms));
-        for word in text {
-            assert_eq!(asked.text(word), again.text(word), "{word}");
-        }
-        for word in meta {
-            assert_eq!(asked.meta(word), again.meta(word), "{word}");
-        }
-        assert!(!again.stems.is_empty() && !again.forms.is_empty());
-
-        // Cut short, another program's, or numbering a stem it does not have: not taken.
-        assert!(Lexicon::restored(&saved[..saved.len() / 2]).is_none());
-        let mut other = saved.clone();
-        other[0] ^= 1;
-        assert!(Lexicon::restored(&other).is_none());
-        let stray = [Kept {
-            stem: 7,
-            form: None,
-            weight: 1,
-        }];
-        let forged = Saved {
-            program: *crate::cache::program(),
-            language: "en",
-            stems: vec!["fail"],
-            forms: Vec::new(),
-            text: vec![("failing", Cow::Borrowed(&stray[..]))],
-            meta: Vec::new(),
-        };
-        assert!(Lexicon::restored(&postcard::to_allocvec(&forged).unwrap()).is_none());
-    }
-}
+mod saved;

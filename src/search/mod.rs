@@ -200,23 +200,23 @@ impl Memory {
     /// same program gave them (a build with the cache keeps them there): an edit then asks
     /// Pagefind about its new words, not every word of the archive again. Words saved by
     /// another program, or damaged, are not taken.
-    pub fn with_words(saved: &[u8]) -> Memory {
-        let Some((lexicon, words)) = Lexicon::restored(saved) else {
+    pub(crate) fn with_words(saved: &[u8]) -> Memory {
+        let Some(lexicon) = Lexicon::restored(saved) else {
             return Memory::default();
         };
         Memory {
             language: lexicon.language().to_string(),
+            words_given: lexicon.count(),
             lexicon: Some(Arc::new(lexicon)),
-            words_given: words,
             ..Memory::default()
         }
     }
 
     /// The words Pagefind was asked about, for [`Memory::with_words`]; `None` when there
     /// is nothing to add to what was given.
-    pub fn saved_words(&self) -> Option<Vec<u8>> {
-        let (saved, words) = self.lexicon.as_ref()?.saved();
-        (words != self.words_given).then_some(saved)
+    pub(crate) fn saved_words(&self) -> Option<Vec<u8>> {
+        let lexicon = self.lexicon.as_ref()?;
+        (lexicon.count() != self.words_given).then(|| lexicon.saved())
     }
 
     /// The words known in `language`: those of the last index, if it was in it.
@@ -226,6 +226,7 @@ impl Memory {
             _ => {
                 let lexicon = Arc::new(Lexicon::new(language));
                 self.lexicon = Some(lexicon.clone());
+                self.words_given = 0;
                 lexicon
             }
         }
