@@ -355,13 +355,22 @@ pub(super) fn compressed(bytes: &[u8]) -> Vec<u8> {
         .expect("writing to memory cannot fail")
 }
 
-/// What `compressed` made, as it was: `None` if it is not a compressed file of a bundle.
+/// The most a file read back is let grow to once decompressed: far above any file a bundle
+/// holds, far below what a forged one could claim.
+const PLAIN_MAX: u64 = 256 << 20;
+
+/// What `compressed` made, as it was: `None` if it is not a compressed file of a bundle
+/// (or would decompress past [`PLAIN_MAX`]).
 pub(super) fn decompressed(bytes: &[u8]) -> Option<Vec<u8>> {
     use std::io::Read;
     let mut plain = Vec::new();
     flate2::read::GzDecoder::new(bytes)
+        .take(PLAIN_MAX + 1)
         .read_to_end(&mut plain)
         .ok()?;
+    if plain.len() as u64 > PLAIN_MAX {
+        return None;
+    }
     plain.strip_prefix(MARK).map(<[u8]>::to_vec)
 }
 

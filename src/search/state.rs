@@ -94,12 +94,14 @@ impl<'a> State<'a> {
             .collect()
     }
 
-    /// The files an entry lists under `dir` that are there with the bytes they had, read
-    /// with `read`, whatever it was made from: what is left of it to read back.
+    /// The files an entry lists under `dir` whose path is `wanted` and that are there with
+    /// the bytes they had, read with `read`, whatever it was made from: what is left of it
+    /// to read back.
     pub(super) fn still_there(
         &self,
         name: &str,
         dir: &str,
+        wanted: impl Fn(&str) -> bool + Sync,
         read: &(impl Fn(&str) -> Option<Vec<u8>> + Sync),
     ) -> Vec<File> {
         let Some(entry) = self.entries.get(name) else {
@@ -107,6 +109,7 @@ impl<'a> State<'a> {
         };
         (entry.files)
             .par_iter()
+            .filter(|(_, path)| wanted(path))
             .filter_map(|&(hash, path)| Some((path.to_string(), checked(path, hash, dir, read)?)))
             .collect()
     }
