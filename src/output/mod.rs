@@ -301,14 +301,17 @@ impl Output {
         let Some(old_manifest) = &self.old.manifest else {
             return Ok(None);
         };
-        // Each new file in its plain spelling, for the few comparisons below: as text, which
-        // hashes at a fraction of the cost of a `Path` (one edit that removes a file of the
-        // search index compared every file of the site).
-        let plain: Vec<Cow<str>> = (files.iter())
-            .map(|file| plain_spelling(&file.path))
-            .collect();
-        let removed = match old_manifest.as_slice() == manifest.as_bytes() {
-            // The same files (an edit that adds and removes no page): nothing to compare.
+        // The same files (an edit that adds and removes no page): nothing to compare. Else
+        // each new file in its plain spelling, as text, which hashes at a fraction of the
+        // cost of a `Path` (one edit that removes a file of the search index compared every
+        // file of the site).
+        let plain: Vec<Cow<str>> = match old_manifest.as_slice() == manifest.as_bytes() {
+            true => Vec::new(),
+            false => (files.iter())
+                .map(|file| plain_spelling(&file.path))
+                .collect(),
+        };
+        let removed = match plain.is_empty() {
             true => Vec::new(),
             false => removed_from(old_manifest, &plain),
         };
