@@ -324,7 +324,10 @@ fn run(
         Some(changed) => render_changed(&mut site, changed, &emit, mode.cache())?,
         None => render_all(&site, &emit, progress)?,
     };
-    let index = index
+    let Indexed {
+        files: index,
+        words,
+    } = index
         .transpose()
         .map_err(Error::Search)?
         .unwrap_or_default();
@@ -339,6 +342,8 @@ fn run(
         cache_error,
         scan,
     } = mode.commit(&files, begun, &site)?;
+    // Like the cache, once the build is in place: a failed build leaves its folder as it was.
+    keep_words(options.cache_dir.as_deref(), words);
     progress.finish_and_clear();
     let summary = Summary {
         incidents: site.archive.incidents.len(),
@@ -389,8 +394,16 @@ struct Emit<'a> {
     cache: Option<&'a Path>,
 }
 
-/// The search index's files, if the build makes one.
-type SearchFiles = Option<Result<Vec<(String, Vec<u8>)>, search::Error>>;
+/// The search index, if the build makes one.
+type SearchFiles = Option<Result<Indexed, search::Error>>;
+
+/// The search index's files, and the words Pagefind was asked about to keep in the cache
+/// folder once the build is in place (`None`: none new).
+#[derive(Default)]
+struct Indexed {
+    files: Vec<(String, Vec<u8>)>,
+    words: Option<Vec<u8>>,
+}
 
 impl Emit<'_> {
     /// Compares with the disk and stages a file if it changed: `false` when unchanged.
@@ -560,12 +573,12 @@ fn updated(written: &[String], update: Rerendered<Listed>, own: &HashSet<String>
 
 /// The search index of the site: the last build's shards, read back, where they indexed
 /// the same records with this same program, the others built anew. With a cache folder,
-/// the words Pagefind was asked about are kept there for the next build.
+/// it starts from the words Pagefind was asked about there, and gives back those to keep.
 fn search_index(
     site: &Site,
     output: &Output,
     cache: Option<&Path>,
-) -> Result<Vec<(String, Vec<u8>)>, search::Error> {
+) -> Result<Indexed, search::Error> {
     let saved = cache.and_then(|dir| std::fs::read(dir.join(cache::SEARCH_WORDS)).ok());
     let mut memory = saved.map_or_else(search::Memory::default, |saved| {
         search::Memory::with_words(&saved)
@@ -577,11 +590,16 @@ fn search_index(
         |path| output.read(path),
         &mut memory,
     )?;
-    if let (Some(dir), Some(words)) = (cache, memory.saved_words()) {
-        // Only a saving of time: a build that cannot keep them asks Pagefind again.
+    let words = cache.and(memory.saved_words());
+    Ok(Indexed { files, words })
+}
+
+/// Keeps the words Pagefind was asked about in the cache folder, for the next build. Only a
+/// saving of time: a build that cannot keep them asks Pagefind again.
+fn keep_words(cache: Option<&Path>, words: Option<Vec<u8>>) {
+    if let (Some(dir), Some(words)) = (cache, words) {
         let _ = cache::write_aside(dir, cache::SEARCH_WORDS, |path| std::fs::write(path, words));
     }
-    Ok(files)
 }
 
 /// The real location of a path that may not exist yet: its deepest existing ancestor with

@@ -234,6 +234,7 @@ fn a_build_whose_output_cannot_be_put_in_place_leaves_the_cache_as_it_was() {
     site.build(&[]);
     let cache = site.path(".outages-cache");
     let before = std::fs::read(cache.join("build")).unwrap();
+    let words = std::fs::read(cache.join("search-words")).unwrap();
     // A new incident, where a folder of the user's stands at its page's path: the cache
     // is being written while the output is put in place, which fails.
     site.write(
@@ -253,8 +254,14 @@ fn a_build_whose_output_cannot_be_put_in_place_leaves_the_cache_as_it_was() {
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, ["CACHEDIR.TAG", "build"], "nothing left aside");
+    assert_eq!(
+        left,
+        ["CACHEDIR.TAG", "build", "search-words"],
+        "nothing left aside"
+    );
     assert_eq!(std::fs::read(cache.join("build")).unwrap(), before);
+    // The new incident's words were asked, and are not kept by a build that failed.
+    assert_eq!(std::fs::read(cache.join("search-words")).unwrap(), words);
     std::fs::remove_dir_all(site.path("public/acme/new")).unwrap();
     site.build(&[]);
     assert_eq!(tree(&site.path("public")), from_scratch(&site));
