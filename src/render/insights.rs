@@ -459,8 +459,9 @@ impl<'a> Brief<'a> {
     }
 }
 
-/// How many overlapping incidents an incident page names.
-pub const SAME_TIME: usize = 10;
+/// How many overlapping incidents an incident page names: the day page lists them all. At
+/// ten, this list was a third of an incident page's bytes on a real archive.
+pub const SAME_TIME: usize = 5;
 
 /// Other providers' incidents that overlapped `index`, at most [`SAME_TIME`], and how
 /// many there were in all. Those that began closest to this one's start come first (a

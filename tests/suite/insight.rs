@@ -368,7 +368,7 @@ fn at_the_same_time_names_overlapping_incidents_of_other_providers() {
             .iter()
             .map(text)
             .collect();
-        let mut titles: Vec<String> = expected.into_iter().take(10).map(|e| e.2).collect();
+        let mut titles: Vec<String> = expected.into_iter().take(5).map(|e| e.2).collect();
         // Equal overlaps may come in either order here; the page's order is checked by the
         // unit tests.
         let mut sorted = shown.clone();
@@ -429,6 +429,13 @@ fn at_the_same_time_puts_what_began_with_it_before_what_lasted_long() {
             "2026-08-17T13:50:00Z",
             "2026-08-17T14:10:00Z",
         ),
+        // Begun longest before: past the five a page names, on the day page only.
+        at(
+            "twilio",
+            "sms-0",
+            "2026-07-01T00:00:00Z",
+            "2026-10-01T00:00:00Z",
+        ),
     ]);
     site.build(&[]);
     let page = site.html("github/down/index.html");
@@ -440,6 +447,17 @@ fn at_the_same_time_puts_what_began_with_it_before_what_lasted_long() {
         shown,
         ["builds-slow", "github-api-down", "sms-3", "sms-2", "sms-1"]
     );
+    let note = text(&select(&page, ".same-time .section-note")[0]);
+    assert!(
+        note.contains("(5 of 6, those that began closest to it first)"),
+        "{note}"
+    );
+    let day = site.html("days/2026-08-17/index.html");
+    let listed: Vec<String> = select(&day, &format!(".day-list {ROW_TITLE}"))
+        .iter()
+        .map(text)
+        .collect();
+    assert!(listed.contains(&"sms-0".to_string()), "{listed:?}");
 }
 
 #[test]
