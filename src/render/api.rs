@@ -152,6 +152,8 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
         at: &'a str,
         status: &'a str,
         html: &'a str,
+        /// Its place on the incident's page.
+        url: String,
     }
     #[derive(Serialize)]
     struct Doc<'a> {
@@ -171,6 +173,7 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
         at: &u.time.iso,
         status: &u.status,
         html: u.html.as_str(),
+        url: format!("{}#{}", incident.summary.url, u.anchor.as_str()),
     };
     let s = &incident.summary;
     to_json(&Doc {

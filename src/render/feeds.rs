@@ -270,8 +270,10 @@ fn entry_html(incident: &IncidentView) -> String {
         html.push_str("<ul>\n");
         for update in &incident.timeline {
             html.push_str(&format!(
-                "<li><strong>{}</strong> {}\n{}</li>\n",
+                "<li><strong>{}</strong> <a href=\"{}#{}\">{}</a>\n{}</li>\n",
                 escape(&update.status),
+                escape(&incident.summary.url),
+                escape(update.anchor.as_str()),
                 escape(&update.time.text),
                 update.html.as_str()
             ));
@@ -280,7 +282,9 @@ fn entry_html(incident: &IncidentView) -> String {
     }
     if let Some(postmortem) = &incident.postmortem {
         html.push_str(&format!(
-            "<h3>Postmortem</h3>\n{}",
+            "<h3><a href=\"{}#{}\">Postmortem</a></h3>\n{}",
+            escape(&incident.summary.url),
+            escape(postmortem.anchor.as_str()),
             postmortem.html.as_str()
         ));
     }

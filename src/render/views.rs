@@ -61,11 +61,53 @@ pub struct ProviderRef {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateView {
+    /// Its place on the incident's page.
+    pub anchor: Anchor,
     pub time: TimeView,
     pub status: String,
     /// The status as a CSS-safe word: `in-progress`.
     pub status_class: String,
     pub html: Html,
+}
+
+/// An update's place on its incident's page, its `id` and `#fragment`: `update-` and the
+/// UTC minute it was posted, `update-20250307-1003`, then `-2`, `-3`… for the later updates
+/// of that minute; the postmortem's is `postmortem`. Made of the update's own time (and
+/// those before it in the same minute), so a link to an update stays good as updates are
+/// added after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Anchor(String);
+
+impl Anchor {
+    pub const POSTMORTEM: &str = "postmortem";
+
+    /// The anchors of `times`, in their order.
+    fn of_each(times: impl Iterator<Item = Timestamp>) -> Vec<Anchor> {
+        let mut seen: HashMap<i64, u32> = HashMap::default();
+        times
+            .map(|at| {
+                let minute = format!(
+                    "update-{:04}{:02}{:02}-{:02}{:02}",
+                    at.year(),
+                    at.month(),
+                    at.day(),
+                    at.hour(),
+                    at.minute()
+                );
+                let count = seen.entry(at.timestamp().div_euclid(60)).or_insert(0);
+                *count = count.saturating_add(1);
+                Anchor(match *count {
+                    1 => minute,
+                    n => format!("{minute}-{n}"),
+                })
+            })
+            .collect()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// A piece of an incident's markdown as sanitised HTML. The incident's pieces are rendered
@@ -601,9 +643,10 @@ fn provider_ref(incident: &Incident, name: &str, base: &BaseUrl) -> ProviderRef 
     }
 }
 
-fn update_view(of: &Arc<IncidentHtml>, index: u32, update: &Update) -> UpdateView {
+fn update_view(of: &Arc<IncidentHtml>, index: u32, update: &Update, anchor: Anchor) -> UpdateView {
     let status = update.status.as_str().to_string();
     UpdateView {
+        anchor,
         time: TimeView::new(update.at),
         status_class: slug::slugify(&status),
         status,
@@ -680,11 +723,14 @@ fn incident_view(
         summary_html: html(Part::Summary),
         timeline: incident
             .numbered_timeline()
-            .map(|(i, u)| update_view(&of, i, u))
+            .zip(Anchor::of_each(
+                incident.numbered_timeline().map(|(_, u)| u.at),
+            ))
+            .map(|((i, u), anchor)| update_view(&of, i, u, anchor))
             .collect(),
         postmortem: incident
             .numbered_postmortem()
-            .map(|(i, u)| update_view(&of, i, u)),
+            .map(|(i, u)| update_view(&of, i, u, Anchor(Anchor::POSTMORTEM.to_string()))),
         attribution_html: html(Part::Attribution),
         extra: incident.extra.clone(),
         tag: tag_uri(incident),

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{SEED, Site, stderr, tree};
+use crate::common::{SEED, Site, select, stderr, tree};
 
 const BASE: &str = "https://api.example/archive/";
 
@@ -497,4 +497,78 @@ fn the_schemas_of_files_not_yet_built_accept_their_documented_shape() {
         !errors(&validator("day"), &bad).is_empty(),
         "a day's item names its provider"
     );
+}
+
+#[test]
+fn each_update_has_a_permalink_that_the_page_the_api_and_the_feeds_share() {
+    let site = site();
+    // The seed: two updates in the same minute (21:21), and a postmortem.
+    let page = site.html("lightstep/seed/index.html");
+    let ids: Vec<String> = select(&page, "li.update")
+        .iter()
+        .map(|li| li.value().attr("id").unwrap().to_string())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "update-20220120-1758",
+            "update-20220120-1841",
+            "update-20220120-2008",
+            "update-20220120-2121",
+            "update-20220120-2121-2"
+        ]
+    );
+    // Each update's time links to it.
+    for li in select(&page, "li.update") {
+        let id = li.value().attr("id").unwrap();
+        let links: Vec<_> = li
+            .select(&scraper::Selector::parse(".update-head a").unwrap())
+            .map(|a| a.value().attr("href").unwrap().to_string())
+            .collect();
+        assert_eq!(links, [format!("#{id}")]);
+    }
+    let postmortem = select(&page, "section.postmortem#postmortem .postmortem-date a");
+    assert_eq!(postmortem[0].value().attr("href"), Some("#postmortem"));
+    // The API: every update's URL is the page's, at an id the page has.
+    let page_url = "https://api.example/archive/lightstep/seed/";
+    let api = json(&site, "api/v1/lightstep/seed.json");
+    let urls: Vec<&str> = api["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["url"].as_str().unwrap())
+        .collect();
+    let mut expected: Vec<String> = ids.iter().map(|id| format!("{page_url}#{id}")).collect();
+    expected.push(format!("{page_url}#postmortem"));
+    assert_eq!(urls, expected);
+    // The feeds link each update the same way.
+    let atom = feed_rs::parser::parse(site.read("lightstep/feed.xml").as_bytes()).unwrap();
+    let content = atom.entries[0]
+        .content
+        .as_ref()
+        .unwrap()
+        .body
+        .clone()
+        .unwrap();
+    for url in &expected {
+        assert!(
+            content.contains(&format!("href=\"{url}\"")),
+            "{url}: {content}"
+        );
+    }
+    // An update added later leaves the earlier ones where they were.
+    let seed = SEED.replace(
+        "### 2022-02-01 23:14 UTC",
+        "### 2022-01-20 21:21 UTC: resolved\nAnd once more.\n\n### 2022-02-01 23:14 UTC",
+    );
+    assert_ne!(seed, SEED, "the seed's postmortem heading moved");
+    site.write("content/lightstep/seed.md", &seed);
+    site.build(&[]);
+    let page = site.html("lightstep/seed/index.html");
+    let after: Vec<String> = select(&page, "li.update")
+        .iter()
+        .map(|li| li.value().attr("id").unwrap().to_string())
+        .collect();
+    assert_eq!(after[..ids.len()], ids[..]);
+    assert_eq!(after.last().unwrap(), "update-20220120-2121-3");
 }
