@@ -20,6 +20,8 @@ pub fn sitemap_part(n: usize) -> String {
 }
 
 pub const ROBOTS: &str = "robots.txt";
+/// What the archive is, and where its data is, for agents (llmstxt.org).
+pub const LLMS_TXT: &str = "llms.txt";
 /// Tells GitHub Pages not to run Jekyll.
 pub const NOJEKYLL: &str = ".nojekyll";
 /// GitHub Pages' custom domain.

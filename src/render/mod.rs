@@ -9,6 +9,7 @@ pub(crate) mod feeds;
 pub(crate) mod hosting;
 mod insights;
 pub(crate) mod kinds;
+mod llms;
 pub mod markdown;
 pub(crate) mod paging;
 mod sitemap;

@@ -774,6 +774,7 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "feed.json",
             "feed.xml",
             "index.html",
+            "llms.txt",
             "rss.xml",
         ],
         "new text: the incident, its data, the feeds that carry its text, and no list or number (the provider's API file and the sitemap show none of it)"

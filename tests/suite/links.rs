@@ -24,6 +24,58 @@ fn target(url: &str) -> Option<String> {
     })
 }
 
+/// The destination of every link in a markdown text, as a markdown reader finds them.
+fn markdown_links(text: &str) -> Vec<String> {
+    pulldown_cmark::Parser::new(text)
+        .filter_map(|event| match event {
+            pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn llms_txt_names_each_provider_as_text_and_links_its_data() {
+    let evil = "Evil](https://evil.example/)\n# Owned <script>";
+    let site = Site::new(&[
+        ("content/lightstep/seed.md", SEED),
+        (
+            "content/acme/_index.md",
+            &format!("---\nname: {evil:?}\n---\n"),
+        ),
+        (
+            "content/acme/a.md",
+            &crate::common::incident("A", "2024-03-05T14:00:00Z"),
+        ),
+    ]);
+    site.build(&["--base-url", BASE]);
+    let text = site.read("llms.txt");
+    assert!(text.starts_with("# Outage Archive\n\n> "), "{text}");
+    assert!(text.contains("2 incidents of 2 providers"), "{text}");
+    // One heading, two sections: the provider's name made none, nor a link of its own.
+    let headings: Vec<&str> = text.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(headings, ["# Outage Archive", "## Data", "## Providers"]);
+    let links = markdown_links(&text);
+    assert!(links.iter().all(|url| url.starts_with(BASE)), "{links:?}");
+    assert_eq!(links.len(), 3 + 2 * 3, "{links:?}");
+    // The name reads back whole, as the link's text.
+    let mut in_link = false;
+    let mut names = Vec::new();
+    for event in pulldown_cmark::Parser::new(&text) {
+        match event {
+            pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { dest_url, .. }) => {
+                in_link = dest_url.as_ref() == format!("{BASE}acme/");
+            }
+            pulldown_cmark::Event::End(pulldown_cmark::TagEnd::Link) => in_link = false,
+            pulldown_cmark::Event::Text(words) if in_link => names.push(words.to_string()),
+            _ => {}
+        }
+    }
+    assert_eq!(names.concat(), evil.replace("\n", " "));
+}
+
 #[test]
 fn every_internal_link_of_a_sub_path_build_resolves() {
     let site = Site::new(&[
@@ -78,6 +130,10 @@ fn every_internal_link_of_a_sub_path_build_resolves() {
                         .unwrap(),
                 );
             }
+        } else if path == "llms.txt" {
+            for url in markdown_links(&text) {
+                check(path, &url);
+            }
         } else if path.ends_with(".xml") || path.ends_with(".json") {
             // Every absolute URL in feeds, the sitemap and the API (inside content HTML too).
             for (start, _) in text.match_indices("https://user.github.io") {
@@ -96,6 +152,7 @@ fn every_internal_link_of_a_sub_path_build_resolves() {
         );
     }
     for must in [
+        "api/v1/acme/stats.json",
         "acme/b/index.html",
         "lightstep/seed/index.html",
         "feed.xml",

@@ -22,7 +22,7 @@ use crate::render::views::{
     TimeView,
 };
 use crate::render::words::{by_name, month_label, thousands};
-use crate::render::{Owner, Page, Renderer, Year, api, feeds, hosting, insights, sitemap};
+use crate::render::{Owner, Page, Renderer, Year, api, feeds, hosting, insights, llms, sitemap};
 use crate::routes::{self, FeedFormat};
 
 mod data;
@@ -208,6 +208,11 @@ kinds! {
         path: routes::ROBOTS,
         reads: NOTHING,
         make: |r| sitemap::robots(&r.config.base_url.url(routes::SITEMAP)),
+    };
+    LlmsTxt(SiteFile) = SiteFile {
+        path: routes::LLMS_TXT,
+        reads: ARCHIVE,
+        make: llms_txt,
     };
     NoJekyll(SiteFile) = SiteFile {
         path: routes::NOJEKYLL,

@@ -241,3 +241,15 @@ impl Kind for SitemapPart {
         true
     }
 }
+
+pub(super) fn llms_txt(r: &Renderer) -> Vec<u8> {
+    let through = r.archive.through.map(|t| t.date_naive().to_string());
+    let about = llms::About {
+        title: &r.config.title,
+        description: &r.config.description,
+        base: &r.config.base_url,
+        incidents: r.archive.incidents.len(),
+        through: through.as_deref(),
+    };
+    llms::llms_txt(&about, &r.views.providers)
+}
