@@ -49,6 +49,12 @@ pub fn is_precompressed(path: &str) -> bool {
 pub const API_DIR: &str = "api/v1/";
 /// The API's list of providers.
 pub const API_PROVIDERS: &str = "api/v1/providers.json";
+/// The list of the API's files.
+pub const API_INDEX: &str = "api/v1/index.json";
+/// The page that says what the API holds, for people.
+pub const API_PAGE: &str = "api/index.html";
+/// Its folder, the page's URL.
+pub const API_PAGE_DIR: &str = "api/";
 
 /// The scheme, authority and date of every tag URI (RFC 4151) the site mints: ids that
 /// never change, whatever the domain.

@@ -408,3 +408,83 @@ mod tests {
         assert_eq!(minutes(i64::MAX), i64::MAX / 60);
     }
 }
+
+/// One endpoint of the API, as its index lists it.
+#[derive(Serialize)]
+pub struct Endpoint {
+    /// Its path under the site, each varying part in braces: `api/v1/{provider}.json`.
+    pub path: &'static str,
+    /// What it holds.
+    pub what: &'static str,
+    /// One file of it in this archive, if the archive has one.
+    pub example: Option<String>,
+}
+
+/// The files an endpoint's example is taken from: those of the first provider, its newest
+/// incident and the archive's latest day, when there are any.
+pub struct Examples<'a> {
+    pub provider: Option<&'a str>,
+    pub incident: Option<(&'a str, &'a str)>,
+    pub day: Option<chrono::NaiveDate>,
+}
+
+/// Every endpoint of the API, this index first.
+pub fn endpoints(base: &BaseUrl, examples: &Examples) -> Vec<Endpoint> {
+    let url = |path: Option<String>| path.map(|path| base.url(&path));
+    let provider = |path: fn(&str) -> String| url(examples.provider.map(path));
+    vec![
+        Endpoint {
+            path: routes::API_INDEX,
+            what: "This list of the API's files, with an example of each.",
+            example: url(Some(routes::API_INDEX.to_string())),
+        },
+        Endpoint {
+            path: routes::API_PROVIDERS,
+            what: "Every provider: its name, links, counts of incidents, outages, maintenance and ongoing incidents, the days its records cover, its downtime and median time to resolve; and through, the archive's latest update.",
+            example: url(Some(routes::API_PROVIDERS.to_string())),
+        },
+        Endpoint {
+            path: "api/v1/{provider}.json",
+            what: "One provider, as the list has it, and every incident of it, newest first: title, impact, times, duration, downtime, components, regions and links.",
+            example: provider(routes::api_provider),
+        },
+        Endpoint {
+            path: "api/v1/{provider}/{incident}.json",
+            what: "One incident: the fields of a list's, then its provider, level, official page, summary and every update (time, status, HTML and its permalink on the page).",
+            example: url(examples
+                .incident
+                .map(|(p, slug)| routes::api_incident(p, slug))),
+        },
+        Endpoint {
+            path: "api/v1/{provider}/stats.json",
+            what: "A provider's numbers for all time, the last 12 months, each year and month: incidents by impact, downtime, uptime and time to resolve, with the rule they are counted by.",
+            example: provider(routes::api_stats),
+        },
+        Endpoint {
+            path: "api/v1/{provider}/components.json",
+            what: "The components a provider's incidents name, each with its page and its count of incidents.",
+            example: provider(routes::api_components),
+        },
+        Endpoint {
+            path: "api/v1/days/{date}.json",
+            what: "Every incident of every provider active on one UTC day (the date as 2024-03-05), as a list has them; a day without incidents has no file.",
+            example: url(examples.day.map(routes::api_day)),
+        },
+    ]
+}
+
+/// `api/v1/index.json`: the endpoints.
+pub fn index(base: &BaseUrl, endpoints: &[Endpoint]) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        version: &'static str,
+        /// Where the archive is.
+        url: &'a str,
+        endpoints: &'a [Endpoint],
+    }
+    to_json(&Doc {
+        version: "v1",
+        url: &base.url(""),
+        endpoints,
+    })
+}

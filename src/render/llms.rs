@@ -44,6 +44,11 @@ pub(crate) fn llms_txt(about: &About, providers: &[ProviderView]) -> Vec<u8> {
     );
     let _ = writeln!(
         out,
+        "- [API]({}): every file of the JSON API, what it holds, and an example of each",
+        base.url(routes::API_INDEX)
+    );
+    let _ = writeln!(
+        out,
         "- [Providers]({}): every provider with its counts and the link to its incidents, as JSON",
         base.url(routes::API_PROVIDERS)
     );

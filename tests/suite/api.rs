@@ -242,10 +242,10 @@ const KINDS: &[(&str, bool)] = &[
     ("providers", true),
     ("provider", true),
     ("incident", true),
-    // TODO(insight): required once the build writes them.
-    ("day", false),
-    ("stats", false),
-    ("components", false),
+    ("day", true),
+    ("stats", true),
+    ("components", true),
+    ("index", true),
 ];
 
 /// `api/v1/…` → the schema it must follow; `None` for anything else.
@@ -253,6 +253,7 @@ fn schema_of(path: &str) -> Option<&'static str> {
     let rest = path.strip_prefix("api/v1/")?.strip_suffix(".json")?;
     Some(match rest.split('/').collect::<Vec<_>>()[..] {
         ["providers"] => "providers",
+        ["index"] => "index",
         [_] => "provider",
         ["days", _] => "day",
         [_, "stats"] => "stats",
@@ -299,7 +300,10 @@ fn validate_build(out: &Path) -> BTreeMap<&'static str, usize> {
     let mut failures = Vec::new();
     for (path, bytes) in tree(out) {
         let Some(kind) = schema_of(&path) else {
-            assert!(!path.starts_with("api/"), "{path}: an API file of no kind");
+            assert!(
+                !path.starts_with("api/v1/"),
+                "{path}: an API file of no kind"
+            );
             continue;
         };
         *counts.entry(kind).or_insert(0) += 1;
@@ -571,4 +575,64 @@ fn each_update_has_a_permalink_that_the_page_the_api_and_the_feeds_share() {
         .collect();
     assert_eq!(after[..ids.len()], ids[..]);
     assert_eq!(after.last().unwrap(), "update-20220120-2121-3");
+}
+
+#[test]
+fn the_api_index_and_its_page_list_every_kind_of_file_with_an_example_that_exists() {
+    let site = site();
+    let index = json(&site, "api/v1/index.json");
+    assert_eq!(index["url"], BASE);
+    let endpoints = index["endpoints"].as_array().unwrap();
+    let page = site.html("api/index.html");
+    let cards = select(&page, ".endpoints > li");
+    assert_eq!(cards.len(), endpoints.len());
+    let mut kinds = BTreeMap::new();
+    for (endpoint, card) in endpoints.iter().zip(&cards) {
+        let path = endpoint["path"].as_str().unwrap();
+        let example = endpoint["example"].as_str().unwrap();
+        // The example is a file of the build, of the pattern its path gives.
+        let file = example.strip_prefix(BASE).unwrap();
+        let pattern = regex_lite(path);
+        assert!(pattern(file), "{file} is not a {path}");
+        assert!(site.path("public").join(file).is_file(), "{example}");
+        *kinds.entry(schema_of(file).unwrap()).or_insert(0) += 1;
+        // The page says the same, and links the example.
+        let card_text = crate::common::text(card);
+        assert!(card_text.contains(path), "{card_text}");
+        let links: Vec<_> = card
+            .select(&scraper::Selector::parse("a").unwrap())
+            .map(|a| a.value().attr("href").unwrap().to_string())
+            .collect();
+        assert_eq!(links, [example]);
+    }
+    // One endpoint of each kind of file the API has.
+    assert_eq!(kinds.len(), KINDS.len(), "{kinds:?}");
+    assert!(kinds.values().all(|&n| n == 1), "{kinds:?}");
+    // Every page's footer leads to the page.
+    let home = site.html("index.html");
+    let footer: Vec<_> = select(&home, ".footer-links a")
+        .iter()
+        .filter_map(|a| a.value().attr("href"))
+        .map(str::to_string)
+        .collect();
+    assert!(footer.contains(&"/archive/api/".to_string()), "{footer:?}");
+}
+
+/// Whether a file's path has the shape of an endpoint's (`{…}`: one segment's part).
+fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool + '_ {
+    move |path: &str| {
+        let parts: Vec<&str> = pattern.split('/').collect();
+        let segments: Vec<&str> = path.split('/').collect();
+        parts.len() == segments.len()
+            && parts.iter().zip(&segments).all(|(part, segment)| {
+                match (part.find('{'), part.find('}')) {
+                    (Some(open), Some(close)) => {
+                        segment.starts_with(&part[..open])
+                            && segment.ends_with(&part[close + 1..])
+                            && segment.len() > open + part.len() - close - 1
+                    }
+                    _ => part == segment,
+                }
+            })
+    }
 }

@@ -199,6 +199,12 @@ kinds! {
             api::providers(&r.views.providers, through.as_deref(), &r.config.base_url)
         },
     };
+    ApiIndex(SiteFile) = SiteFile {
+        path: routes::API_INDEX,
+        reads: ARCHIVE,
+        make: api_index,
+    };
+    ApiPage(ApiPage) = ApiPage;
     Sitemap(SiteFile) = SiteFile {
         path: routes::SITEMAP,
         reads: SITEMAP,

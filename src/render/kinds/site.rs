@@ -253,3 +253,64 @@ pub(super) fn llms_txt(r: &Renderer) -> Vec<u8> {
     };
     llms::llms_txt(&about, &r.views.providers)
 }
+
+/// The API's endpoints, each with an example from this archive.
+fn api_endpoints(r: &Renderer) -> Vec<api::Endpoint> {
+    let provider = r.archive.providers.first();
+    let incident = provider.and_then(|p| {
+        let &newest = p.incidents.first()?;
+        Some((p.slug.as_str(), r.archive.incidents[newest].slug.as_str()))
+    });
+    let examples = api::Examples {
+        provider: provider.map(|p| p.slug.as_str()),
+        incident,
+        day: r.archive.days.last().map(|day| day.date),
+    };
+    api::endpoints(&r.config.base_url, &examples)
+}
+
+pub(super) fn api_index(r: &Renderer) -> Vec<u8> {
+    api::index(&r.config.base_url, &api_endpoints(r))
+}
+
+/// The page that says what the API holds: its endpoints, each with an example.
+pub(crate) struct ApiPage;
+
+impl Kind for ApiPage {
+    type Key = ();
+
+    fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
+        add(routes::API_PAGE.into(), ());
+    }
+
+    const IN_SITEMAP: bool = true;
+
+    /// Its examples are the newest files of the archive.
+    fn lastmod(&self, dates: &Dates, _: ()) -> Option<NaiveDate> {
+        dates.newest
+    }
+
+    fn reads(&self, _: &Archive, _: ()) -> Reads {
+        Reads {
+            archive: true,
+            ..TEMPLATED
+        }
+    }
+
+    fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
+        let mut ctx = r.html_context(
+            "api",
+            "JSON API",
+            format!(
+                "The {} as data: every file of its static JSON API, with an example of each.",
+                r.config.title
+            ),
+            routes::API_PAGE_DIR,
+            &FeedLinks::new(&r.config.base_url, ""),
+            "All incidents",
+        );
+        ctx.insert("endpoints", &api_endpoints(r));
+        ctx.insert("index_url", &r.config.base_url.url(routes::API_INDEX));
+        r.template("api.html", page, &ctx)
+    }
+}

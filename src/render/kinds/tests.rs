@@ -25,7 +25,7 @@ fn each_kinds_pages_read_what_their_keys_name() {
             } == reads
         };
         let fine = match page.what {
-            What::Home(()) | What::DaysIndex(()) => {
+            What::Home(()) | What::DaysIndex(()) | What::ApiPage(()) => {
                 reads
                     == Reads {
                         archive: true,
@@ -34,7 +34,10 @@ fn each_kinds_pages_read_what_their_keys_name() {
             }
             What::NotFound(()) | What::Search(()) => reads == TEMPLATED,
             What::Cname(()) | What::Robots(()) | What::NoJekyll(()) => reads == NOTHING,
-            What::ApiProviders(()) | What::Redirects(()) | What::LlmsTxt(()) => reads == ARCHIVE,
+            What::ApiProviders(())
+            | What::Redirects(())
+            | What::LlmsTxt(())
+            | What::ApiIndex(()) => reads == ARCHIVE,
             What::Sitemap(()) | What::SitemapPart(_) => reads == SITEMAP,
             What::Headers(()) => {
                 reads
