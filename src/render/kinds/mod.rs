@@ -326,6 +326,11 @@ const ARCHIVE: Reads = Reads {
     archive: true,
     ..NOTHING
 };
+/// A page that shows the archive as a whole.
+const TEMPLATED_ARCHIVE: Reads = Reads {
+    archive: true,
+    ..TEMPLATED
+};
 
 /// What a sitemap shows: every page, each with the day of the newest update on it, which
 /// the list of every incident gives (their days, years, components and update times); not

@@ -291,10 +291,7 @@ impl Kind for ApiPage {
     }
 
     fn reads(&self, _: &Archive, _: ()) -> Reads {
-        Reads {
-            archive: true,
-            ..TEMPLATED
-        }
+        TEMPLATED_ARCHIVE
     }
 
     fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
