@@ -173,7 +173,7 @@ pub fn incident<'a>(incident: &'a IncidentView, base: &BaseUrl) -> Vec<u8> {
         at: &u.time.iso,
         status: &u.status,
         html: u.html.as_str(),
-        url: format!("{}#{}", incident.summary.url, u.anchor.as_str()),
+        url: u.anchor.on(&incident.summary.url),
     };
     let s = &incident.summary;
     to_json(&Doc {
@@ -432,16 +432,18 @@ pub struct Examples<'a> {
 pub fn endpoints(base: &BaseUrl, examples: &Examples) -> Vec<Endpoint> {
     let url = |path: Option<String>| path.map(|path| base.url(&path));
     let provider = |path: fn(&str) -> String| url(examples.provider.map(path));
+    // This index and the providers' list: always there.
+    let always = |path: &str| Some(base.url(path));
     vec![
         Endpoint {
             path: routes::API_INDEX,
             what: "This list of the API's files, with an example of each.",
-            example: url(Some(routes::API_INDEX.to_string())),
+            example: always(routes::API_INDEX),
         },
         Endpoint {
             path: routes::API_PROVIDERS,
             what: "Every provider: its name, links, counts of incidents, outages, maintenance and ongoing incidents, the days its records cover, its downtime and median time to resolve; and through, the archive's latest update.",
-            example: url(Some(routes::API_PROVIDERS.to_string())),
+            example: always(routes::API_PROVIDERS),
         },
         Endpoint {
             path: "api/v1/{provider}.json",

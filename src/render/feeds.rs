@@ -270,10 +270,9 @@ fn entry_html(incident: &IncidentView) -> String {
         html.push_str("<ul>\n");
         for update in &incident.timeline {
             html.push_str(&format!(
-                "<li><strong>{}</strong> <a href=\"{}#{}\">{}</a>\n{}</li>\n",
+                "<li><strong>{}</strong> <a href=\"{}\">{}</a>\n{}</li>\n",
                 escape(&update.status),
-                escape(&incident.summary.url),
-                escape(update.anchor.as_str()),
+                escape(&update.anchor.on(&incident.summary.url)),
                 escape(&update.time.text),
                 update.html.as_str()
             ));
@@ -282,9 +281,8 @@ fn entry_html(incident: &IncidentView) -> String {
     }
     if let Some(postmortem) = &incident.postmortem {
         html.push_str(&format!(
-            "<h3><a href=\"{}#{}\">Postmortem</a></h3>\n{}",
-            escape(&incident.summary.url),
-            escape(postmortem.anchor.as_str()),
+            "<h3><a href=\"{}\">Postmortem</a></h3>\n{}",
+            escape(&postmortem.anchor.on(&incident.summary.url)),
             postmortem.html.as_str()
         ));
     }

@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 
 use crate::config::BaseUrl;
+use crate::diagnostics::count;
 use crate::render::views::ProviderView;
-use crate::render::words::thousands;
 use crate::routes::{self, FeedFormat};
 
 /// What `llms.txt` says of the site as a whole.
@@ -29,11 +29,9 @@ pub(crate) fn llms_txt(about: &About, providers: &[ProviderView]) -> Vec<u8> {
     }
     let _ = write!(
         out,
-        "An outage archive of {} incident{} of {} provider{}, as their status pages told them",
-        thousands(about.incidents),
-        if about.incidents == 1 { "" } else { "s" },
-        thousands(providers.len()),
-        if providers.len() == 1 { "" } else { "s" },
+        "An outage archive of {} of {}, as their status pages told them",
+        count(about.incidents, "incident"),
+        count(providers.len(), "provider"),
     );
     if let Some(through) = about.through {
         let _ = write!(out, ", up to {through}");
@@ -69,15 +67,10 @@ pub(crate) fn llms_txt(about: &About, providers: &[ProviderView]) -> Vec<u8> {
         let slug = &provider.reference.slug;
         let _ = write!(
             out,
-            "- [{}]({}): {} incident{}",
+            "- [{}]({}): {}",
             plain(&provider.reference.name),
             provider.reference.url,
-            thousands(provider.incident_count),
-            if provider.incident_count == 1 {
-                ""
-            } else {
-                "s"
-            },
+            count(provider.incident_count, "incident"),
         );
         let covered =
             (provider.stats.covered_from.as_ref()).zip(provider.stats.covered_to.as_ref());

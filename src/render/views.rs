@@ -74,39 +74,59 @@ pub struct UpdateView {
 /// UTC minute it was posted, `update-20250307-1003`, then `-2`, `-3`… for the later updates
 /// of that minute; the postmortem's is `postmortem`. Made of the update's own time (and
 /// those before it in the same minute), so a link to an update stays good as updates are
-/// added after it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Anchor(String);
+/// added after it. Kept as the time and its rank, not as text: an archive has several
+/// updates per incident, and the text is written only where a page or file shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    Update { at: Timestamp, nth: u32 },
+    Postmortem,
+}
 
 impl Anchor {
-    pub const POSTMORTEM: &str = "postmortem";
-
     /// The anchors of `times`, in their order.
     fn of_each(times: impl Iterator<Item = Timestamp>) -> Vec<Anchor> {
         let mut seen: HashMap<i64, u32> = HashMap::default();
         times
             .map(|at| {
-                let minute = format!(
+                let nth = seen.entry(at.timestamp().div_euclid(60)).or_insert(0);
+                *nth = nth.saturating_add(1);
+                Anchor::Update { at, nth: *nth }
+            })
+            .collect()
+    }
+
+    /// Its URL on the incident page at `page_url`.
+    pub fn on(&self, page_url: &str) -> String {
+        format!("{page_url}#{self}")
+    }
+}
+
+impl std::fmt::Display for Anchor {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match *self {
+            Anchor::Postmortem => f.write_str("postmortem"),
+            Anchor::Update { at, nth } => {
+                write!(
+                    f,
                     "update-{:04}{:02}{:02}-{:02}{:02}",
                     at.year(),
                     at.month(),
                     at.day(),
                     at.hour(),
                     at.minute()
-                );
-                let count = seen.entry(at.timestamp().div_euclid(60)).or_insert(0);
-                *count = count.saturating_add(1);
-                Anchor(match *count {
-                    1 => minute,
-                    n => format!("{minute}-{n}"),
-                })
-            })
-            .collect()
+                )?;
+                if nth > 1 {
+                    write!(f, "-{nth}")?;
+                }
+                Ok(())
+            }
+        }
     }
+}
 
-    pub fn as_str(&self) -> &str {
-        &self.0
+impl Serialize for Anchor {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 
@@ -730,7 +750,7 @@ fn incident_view(
             .collect(),
         postmortem: incident
             .numbered_postmortem()
-            .map(|(i, u)| update_view(&of, i, u, Anchor(Anchor::POSTMORTEM.to_string()))),
+            .map(|(i, u)| update_view(&of, i, u, Anchor::Postmortem)),
         attribution_html: html(Part::Attribution),
         extra: incident.extra.clone(),
         tag: tag_uri(incident),

@@ -113,6 +113,25 @@ fn a_static_file_still_replaces_a_generated_file_of_the_site() {
 }
 
 #[test]
+fn a_provider_named_index_conflicts_with_the_api_index_and_a_static_llms_txt_replaces_it() {
+    let site = Site::new(&[("content/index/a.md", &incident("A", ""))]);
+    both_refuse(
+        &site,
+        &[
+            "would be written to `api/v1/index.json`",
+            "provider `index`",
+            "the generated `api/v1/index.json`",
+        ],
+    );
+    let site = Site::new(&[
+        ("content/acme/a.md", &incident("A", "")),
+        ("static/llms.txt", "# Ours\n"),
+    ]);
+    site.build(&[]);
+    assert_eq!(site.read("llms.txt"), "# Ours\n");
+}
+
+#[test]
 fn conflicts_are_reported_with_the_other_errors_each_pair_once() {
     let site = Site::new(&[
         ("content/acme/a.md", &incident("A", "aliases: [/old/]\n")),
