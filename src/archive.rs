@@ -133,6 +133,9 @@ pub struct Stats {
     pub coverage: Option<(Timestamp, Timestamp)>,
     pub all_time: Period,
     pub last_12_months: Period,
+    /// From the midnight that begins the first of the [`numbers::recent_days`] to the
+    /// archive's end: what the recent bars say.
+    pub last_90_days: Period,
     /// Every year of the archive's [`span`] from the first incident's to the archive's
     /// last, newest first.
     pub years: Vec<(i32, Period)>,
@@ -702,6 +705,7 @@ impl Stats {
             coverage,
             all_time: period(year_start(first_year), end),
             last_12_months: period(twelve, end),
+            last_90_days: period(numbers::midnight(numbers::recent_days(end).0).min(end), end),
             years,
             months: month_list,
             ongoing,

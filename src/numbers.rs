@@ -444,6 +444,19 @@ pub fn next_month(year: i32, month: u32) -> (i32, u32) {
     }
 }
 
+/// How many UTC days the recent bars of a provider or a component show.
+pub const RECENT_DAYS: u32 = 90;
+
+/// The last [`RECENT_DAYS`] UTC days up to `end`'s, first and last included: the days the
+/// bars show, and the period their uptime is of (from the first day's midnight to `end`).
+pub fn recent_days(end: Timestamp) -> (NaiveDate, NaiveDate) {
+    let last = end.date_naive();
+    let first = last
+        .checked_sub_days(chrono::Days::new(u64::from(RECENT_DAYS - 1)))
+        .unwrap_or(last);
+    (first, last)
+}
+
 /// `(year, month)` of an instant.
 pub fn month_of(time: Timestamp) -> (i32, u32) {
     (time.year(), time.month())

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 
-use crate::archive::{Archive, Day, IncidentIx, Stats};
+use crate::archive::{Archive, Component, Day, IncidentIx, Provider, Stats};
 use crate::config::BaseUrl;
+use crate::diagnostics::count;
 use crate::model::{Impact, Incident};
 use crate::numbers;
 use crate::render::charts::{self, DayCell, MonthCount, MonthDowntime, Shade, TimelineBar};
@@ -153,46 +154,20 @@ pub fn impact_calendars(
     id: &str,
     subject: &str,
 ) -> Vec<Calendar> {
-    let mut days: BTreeMap<NaiveDate, Vec<&Incident>> = BTreeMap::new();
-    // Newest first: only those that started before the last wanted year ends, and at most
-    // ten years (the most days an incident touches) before the first one begins, can
-    // touch one of them.
     let (Some(&first_year), Some(&last_year)) = (years.iter().min(), years.iter().max()) else {
         return Vec::new();
     };
-    let year_of = |&index: &IncidentIx| archive.incidents[index].started.year();
-    let newer = list.partition_point(|i| year_of(i) > last_year);
-    let older = list.partition_point(|i| year_of(i) >= first_year.saturating_sub(10));
-    for &index in &list[newer..older.max(newer)] {
-        let incident = &archive.incidents[index];
-        let (first, last) = numbers::days(incident);
-        if !years.iter().any(|&y| first.year() <= y && y <= last.year()) {
-            continue;
-        }
-        for date in first.iter_days().take_while(|d| *d <= last) {
-            if years.contains(&date.year()) {
-                days.entry(date).or_default().push(incident);
-            }
-        }
-    }
+    let (from, to) = (
+        *year_range(first_year).start(),
+        *year_range(last_year).end(),
+    );
+    let days = impact_days(archive, list, (from, to), |d| years.contains(&d.year()));
     years
         .iter()
         .map(|&year| {
             let cells: Vec<DayCell> = days
                 .range(year_range(year))
-                .map(|(&date, incidents)| {
-                    let worst = incidents
-                        .iter()
-                        .map(|i| i.impact)
-                        .max_by_key(|&i| numbers::severity(i))
-                        .unwrap_or(Impact::None);
-                    DayCell {
-                        date,
-                        shade: Shade::Impact(worst),
-                        href: base.path(&routes::day_dir(date)),
-                        title: day_title(date, incidents.iter().map(|i| (i.impact, &*i.title))),
-                    }
-                })
+                .map(|(&date, incidents)| impact_cell(base, date, incidents, true))
                 .collect();
             Calendar::new(
                 id,
@@ -203,6 +178,176 @@ pub fn impact_calendars(
             )
         })
         .collect()
+}
+
+/// The incidents of `list` (newest first) active on each day from `from` to `to` that
+/// `wanted` keeps, by day.
+fn impact_days<'a>(
+    archive: &'a Archive,
+    list: &[IncidentIx],
+    (from, to): (NaiveDate, NaiveDate),
+    wanted: impl Fn(NaiveDate) -> bool,
+) -> BTreeMap<NaiveDate, Vec<&'a Incident>> {
+    let mut days: BTreeMap<NaiveDate, Vec<&Incident>> = BTreeMap::new();
+    // Newest first: only those that started by `to`, and at most the most days an
+    // incident touches before `from`, can touch a day between.
+    let earliest = from
+        .checked_sub_days(chrono::Days::new(numbers::MAX_DAYS))
+        .unwrap_or(NaiveDate::MIN);
+    let started = |&index: &IncidentIx| archive.incidents[index].started.date_naive();
+    let newer = list.partition_point(|i| started(i) > to);
+    let older = list.partition_point(|i| started(i) >= earliest);
+    for &index in &list[newer..older.max(newer)] {
+        let incident = &archive.incidents[index];
+        let (first, last) = numbers::days(incident);
+        let last = last.min(to);
+        for date in first.max(from).iter_days().take_while(|d| *d <= last) {
+            if wanted(date) {
+                days.entry(date).or_default().push(incident);
+            }
+        }
+    }
+    days
+}
+
+/// A day of some incidents, coloured by the worst of them, linking the day's page; its
+/// tooltip names them, or with `named` false says only how bad and how many.
+fn impact_cell(base: &BaseUrl, date: NaiveDate, incidents: &[&Incident], named: bool) -> DayCell {
+    let worst = incidents
+        .iter()
+        .map(|i| i.impact)
+        .max_by_key(|&i| numbers::severity(i))
+        .unwrap_or(Impact::None);
+    let title = match named {
+        true => day_title(date, incidents.iter().map(|i| (i.impact, &*i.title))),
+        false => format!(
+            "{date}: {}, {}",
+            charts::words(worst),
+            count(incidents.len(), "incident")
+        ),
+    };
+    DayCell {
+        date,
+        shade: Shade::Impact(worst),
+        href: base.path(&routes::day_dir(date)),
+        title,
+    }
+}
+
+/// The bars of the last [`numbers::RECENT_DAYS`] of the archive, a row each for a
+/// provider or a component.
+#[derive(Serialize)]
+pub struct Recent {
+    pub from: String,
+    pub to: String,
+    pub rows: Vec<RecentRow>,
+    /// Components with no incident in those days, whose rows would say nothing.
+    pub quiet: Vec<views::ComponentLink>,
+}
+
+#[derive(Serialize)]
+pub struct RecentRow {
+    pub name: String,
+    /// Its page, for a component's row on its provider's page.
+    pub path: Option<String>,
+    /// Over those days, as the statistics count it; `None` with no records then.
+    pub uptime: Option<String>,
+    /// How much of those days the records cover, when not all of them.
+    pub covered: Option<String>,
+    pub svg: String,
+}
+
+/// One row of [`Recent`] over `window`: the incidents `list` of `stats`, named
+/// `subject`, as chart `id`; and how many of its days had an incident.
+fn recent_row(
+    archive: &Archive,
+    base: &BaseUrl,
+    window: (NaiveDate, NaiveDate),
+    (list, stats): (&[IncidentIx], &Stats),
+    (id, subject): (&str, &str),
+) -> (RecentRow, usize) {
+    let days = impact_days(archive, list, window, |_| true);
+    // A strip has a row per component: its days say how bad and how many, and the
+    // day's page which incidents.
+    let cells: Vec<DayCell> = days
+        .iter()
+        .map(|(&date, incidents)| impact_cell(base, date, incidents, false))
+        .collect();
+    let covered = stats
+        .coverage
+        .map(|(from, to)| (from.date_naive(), to.date_naive()));
+    let title = format!(
+        "{subject}: incidents by day, the last {} days",
+        numbers::RECENT_DAYS
+    );
+    let period = views::PeriodView::new(String::new(), &stats.last_90_days, None);
+    let row = RecentRow {
+        name: subject.to_owned(),
+        path: None,
+        uptime: period.uptime,
+        covered: period.covered_part,
+        svg: charts::day_strip(id, &title, window, covered, &cells),
+    };
+    (row, cells.len())
+}
+
+impl Recent {
+    fn new(
+        window: (NaiveDate, NaiveDate),
+        rows: Vec<RecentRow>,
+        quiet: Vec<views::ComponentLink>,
+    ) -> Recent {
+        Recent {
+            from: routes::iso_date(window.0),
+            to: routes::iso_date(window.1),
+            rows,
+            quiet,
+        }
+    }
+}
+
+/// A component page's row.
+pub fn recent_component(
+    archive: &Archive,
+    base: &BaseUrl,
+    component: &Component,
+) -> Option<Recent> {
+    let window = numbers::recent_days(archive.through?);
+    let part = (&component.incidents[..], &component.stats);
+    let (row, _) = recent_row(archive, base, window, part, ("recent", &component.name));
+    Some(Recent::new(window, vec![row], Vec::new()))
+}
+
+/// The rows of a provider's page: the provider, then each component that had an incident
+/// in those days (the others listed apart).
+pub fn recent(archive: &Archive, base: &BaseUrl, provider: &Provider) -> Option<Recent> {
+    let window = numbers::recent_days(archive.through?);
+    let whole = (&provider.incidents[..], &provider.stats);
+    let (head, _) = recent_row(archive, base, window, whole, ("recent", &provider.name));
+    let mut rows = vec![head];
+    let mut quiet = Vec::new();
+    let covers = provider.stats.last_90_days.uptime.is_some();
+    for (n, component) in provider.components.iter().enumerate() {
+        let path = base.path(&routes::component_dir(
+            provider.slug.as_str(),
+            component.slug.as_str(),
+        ));
+        let part = (&component.incidents[..], &component.stats);
+        let id = format!("recent-{n}");
+        match recent_row(archive, base, window, part, (&id, &component.name)) {
+            (row, days) if days > 0 => rows.push(RecentRow {
+                path: Some(path),
+                ..row
+            }),
+            // With no records then, a component says no more than its provider.
+            _ if covers => quiet.push(views::ComponentLink {
+                name: component.name.clone(),
+                path,
+            }),
+            _ => {}
+        }
+    }
+    Some(Recent::new(window, rows, quiet))
 }
 
 fn year_range(year: i32) -> std::ops::RangeInclusive<NaiveDate> {

@@ -292,6 +292,23 @@ fn the_numbers_on_the_sample_pages_match_an_independent_count() {
             })
             .collect();
         assert_eq!(shown, expected, "{provider}");
+        // The last 90 days' uptime, beside the provider's bars: from the midnight that
+        // begins the first of the 90 UTC days to the archive's end, of its records.
+        let window = midnight(through.date_naive() - chrono::Days::new(89));
+        let (a, b) = (window.max(covered_from), through.min(covered_to));
+        let recent = match a < b {
+            true if (a, b) == (window, through) => {
+                format!("{} uptime", uptime(parts_down(a, b), a, b))
+            }
+            true => format!(
+                "{} uptime of {} on record",
+                uptime(parts_down(a, b), a, b),
+                length((b - a).num_seconds())
+            ),
+            false => "no records".to_string(),
+        };
+        let head = select(&page, "#recent .recent-uptime");
+        assert_eq!(text(&head[0]).replace('\u{a0}', " "), recent, "{provider}");
         checked += 1;
         with_parts += usize::from(parts.len() > 1);
     }
@@ -299,6 +316,147 @@ fn the_numbers_on_the_sample_pages_match_an_independent_count() {
     assert!(
         with_parts >= 3,
         "the sample has providers of several components"
+    );
+}
+
+fn midnight(day: NaiveDate) -> Time {
+    Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap())
+}
+
+/// The UTC days an incident touches: from its start's to the last that begins before it
+/// ends.
+fn days_of(fact: &Fact) -> Vec<NaiveDate> {
+    let mut days = vec![fact.started.date_naive()];
+    while let Some(next) = days.last().unwrap().succ_opt()
+        && midnight(next) < fact.end
+    {
+        days.push(next);
+    }
+    days
+}
+
+/// A strip's bars, one class per day, read back from its SVG: a link's rect is one day
+/// at `x`, a dashed path `M{x} 15h{w}` a run of days.
+fn strip_days(strip: &scraper::ElementRef) -> Vec<String> {
+    let mut days: BTreeMap<i64, String> = BTreeMap::new();
+    for node in strip.child_elements() {
+        let (shape, x, n) = match node.value().name() {
+            "a" => {
+                let rect = node.child_elements().next().unwrap();
+                let x: i64 = rect.value().attr("x").unwrap().parse().unwrap();
+                assert!(node.value().attr("href").unwrap().contains("/days/"));
+                (rect, x, 1)
+            }
+            "path" => {
+                let d = node.value().attr("d").unwrap();
+                let (x, w) = d[1..].split_once(" 15h").unwrap();
+                let (x, w): (i64, i64) = (x.parse().unwrap(), w.parse().unwrap());
+                (node, x, (w + 2) / 5)
+            }
+            _ => continue,
+        };
+        assert_eq!(x % 5, 0);
+        let title = shape.child_elements().next().map(|t| text(&t));
+        assert!(
+            title.is_some_and(|t| !t.is_empty()),
+            "every bar says its day"
+        );
+        for day in 0..n {
+            let class = shape.value().attr("class").unwrap().to_string();
+            assert!(days.insert(x / 5 + day, class).is_none(), "each day once");
+        }
+    }
+    assert_eq!(
+        days.keys().copied().collect::<Vec<_>>(),
+        (0..90).collect::<Vec<_>>()
+    );
+    days.into_values().collect()
+}
+
+#[test]
+fn ninety_day_bars_colour_each_day_by_its_worst_incident_and_grey_out_no_records() {
+    let (_dir, files) = build_sample();
+    let facts = facts(&files);
+    let through = facts.iter().map(|f| f.end).max().unwrap();
+    let first = through.date_naive() - chrono::Days::new(89);
+    let severity = ["maintenance", "none", "minor", "major", "critical"];
+    let rank = |impact: &str| severity.iter().position(|s| *s == impact).unwrap();
+    let providers: BTreeSet<&str> = facts.iter().map(|f| f.provider.as_str()).collect();
+    let (mut marked, mut unrecorded, mut components) = (0, 0, 0);
+    for provider in providers {
+        let mine: Vec<&Fact> = facts.iter().filter(|f| f.provider == provider).collect();
+        let covered_from = mine.iter().map(|f| f.started).min().unwrap().date_naive();
+        let covered_to = match synced(provider) {
+            true => through,
+            false => mine.iter().map(|f| f.end).max().unwrap(),
+        }
+        .date_naive();
+        let expect = |of: &[&&Fact]| -> Vec<String> {
+            (0..90)
+                .map(|n| first + chrono::Days::new(n))
+                .map(|day| {
+                    let worst = of
+                        .iter()
+                        .filter(|f| days_of(f).contains(&day))
+                        .map(|f| f.impact.as_str())
+                        .max_by_key(|i| rank(i));
+                    match worst {
+                        Some(impact) => format!("i-{impact}"),
+                        None if covered_from <= day && day <= covered_to => "up".into(),
+                        None => "unrecorded".into(),
+                    }
+                })
+                .collect()
+        };
+        let page = scraper::Html::parse_document(
+            std::str::from_utf8(&files[&format!("{provider}/index.html")]).unwrap(),
+        );
+        let strips = select(&page, "#recent svg.chart-strip");
+        let whole = strip_days(&strips[0]);
+        assert_eq!(
+            whole,
+            expect(&mine.iter().collect::<Vec<_>>()),
+            "{provider}"
+        );
+        marked += whole.iter().filter(|c| c.starts_with("i-")).count();
+        unrecorded += whole.iter().filter(|c| *c == "unrecorded").count();
+        // A row per component with an incident in those days, after the provider's; the
+        // others listed apart.
+        let names: Vec<String> = select(&page, "#recent .recent-name a")
+            .iter()
+            .map(text)
+            .collect();
+        assert_eq!(names.len() + 1, strips.len());
+        let all: BTreeSet<&str> = mine
+            .iter()
+            .flat_map(|f| f.components.iter().map(String::as_str))
+            .collect();
+        for name in all {
+            let theirs: Vec<&&Fact> = mine
+                .iter()
+                .filter(|f| f.components.iter().any(|c| c == name))
+                .collect();
+            let expected = expect(&theirs);
+            let row = names.iter().position(|n| n == name);
+            let quiet = select(&page, "#recent .recent-quiet a")
+                .iter()
+                .any(|a| text(a) == name);
+            match row {
+                Some(at) => {
+                    assert_eq!(strip_days(&strips[at + 1]), expected, "{provider}: {name}");
+                    components += 1;
+                }
+                None => assert!(
+                    !expected.iter().any(|c| c.starts_with("i-"))
+                        && (quiet || !expected.iter().any(|c| c == "up")),
+                    "{provider}: {name} is listed as quiet, or has no records then"
+                ),
+            }
+        }
+    }
+    assert!(
+        marked >= 3 && unrecorded >= 90 && components >= 2,
+        "{marked} {unrecorded} {components}"
     );
 }
 

@@ -17,12 +17,14 @@ use crate::model::{Duration, Impact};
 
 mod calendar;
 mod months;
+mod strip;
 #[cfg(test)]
 mod tests;
 mod timeline;
 
 pub use calendar::calendar;
 pub use months::{downtime_per_month, incidents_per_month};
+pub use strip::day_strip;
 pub use timeline::day_timeline;
 
 /// One month of the incidents chart.
@@ -170,13 +172,18 @@ fn svg(
     // A chart whose days or bars are links is a group of them, named by its title: an
     // image may not hold links (axe's `nested-interactive`).
     let role = match kind {
-        "calendar" | "timeline" => "group",
+        "calendar" | "timeline" | "strip" => "group",
         _ => "img",
+    };
+    // A strip of bars stretches to its box, which the stylesheet sizes.
+    let fit = match kind {
+        "strip" => r#" preserveAspectRatio="none""#,
+        _ => "",
     };
     let mut out = String::with_capacity(body.len() + defs.len() + 512);
     let _ = write!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-{kind}" viewBox="0 0 {} {}" width="100%" font-size="{}" role="{role}" aria-labelledby="{id}-title {id}-desc"><title id="{id}-title">{}</title><desc id="{id}-desc">{}</desc>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-{kind}" viewBox="0 0 {} {}"{fit} width="100%" font-size="{}" role="{role}" aria-labelledby="{id}-title {id}-desc"><title id="{id}-title">{}</title><desc id="{id}-desc">{}</desc>"#,
         num(width),
         num(height),
         num(font),
@@ -276,7 +283,7 @@ fn shade_class(shade: Shade) -> &'static str {
 }
 
 /// The words of an impact in the charts' legends and tooltips.
-fn words(impact: Impact) -> &'static str {
+pub fn words(impact: Impact) -> &'static str {
     match impact {
         Impact::Maintenance => "Maintenance",
         other => other.label(),

@@ -63,6 +63,10 @@ impl Kind for ProviderPage {
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("years", &year_links(r, i));
         ctx.insert("components", &component_links(r, i));
+        ctx.insert(
+            "recent",
+            &insights::recent(r.archive, &r.config.base_url, source),
+        );
         insert_charts(&mut ctx, r, i, None, calendar_years);
         r.template("provider.html", page, &ctx)
     }
@@ -321,6 +325,10 @@ impl Kind for ComponentPage {
             ),
         );
         ctx.insert("incident_total", &component.incidents.len());
+        ctx.insert(
+            "recent",
+            &insights::recent_component(r.archive, &r.config.base_url, component),
+        );
         ctx.insert(
             "calendars",
             &insights::impact_calendars(
