@@ -118,6 +118,33 @@ pub fn incidents_dir(n: usize) -> String {
     }
 }
 
+/// The orders of the table that compares every provider, each its own page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProviderOrder {
+    Name,
+    /// Lowest uptime over the last 12 months first.
+    Uptime,
+    /// Most incidents over the last 12 months first.
+    Incidents,
+}
+
+impl ProviderOrder {
+    pub const ALL: [ProviderOrder; 3] = [
+        ProviderOrder::Name,
+        ProviderOrder::Uptime,
+        ProviderOrder::Incidents,
+    ];
+}
+
+/// The table of every provider in `order`: `providers/`, `providers/by-uptime/`.
+pub fn providers_dir(order: ProviderOrder) -> &'static str {
+    match order {
+        ProviderOrder::Name => "providers/",
+        ProviderOrder::Uptime => "providers/by-uptime/",
+        ProviderOrder::Incidents => "providers/by-incidents/",
+    }
+}
+
 /// The calendar of every day with an incident.
 pub const DAYS_DIR: &str = "days/";
 

@@ -777,6 +777,9 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "feed.xml",
             "index.html",
             "llms.txt",
+            "providers/by-incidents/index.html",
+            "providers/by-uptime/index.html",
+            "providers/index.html",
             "rss.xml",
         ],
         "new text: the incident, its data, the feeds that carry its text, and no list or number (the provider's API file and the sitemap show none of it)"

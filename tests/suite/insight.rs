@@ -461,6 +461,98 @@ fn ninety_day_bars_colour_each_day_by_its_worst_incident_and_grey_out_no_records
 }
 
 #[test]
+fn providers_compared_agree_with_each_providers_page_in_three_orders() {
+    let (_dir, files) = build_sample();
+    let facts = facts(&files);
+    let through = facts.iter().map(|f| f.end).max().unwrap();
+    let html =
+        |path: &str| scraper::Html::parse_document(std::str::from_utf8(&files[path]).unwrap());
+    let home = html("index.html");
+    let nav: Vec<String> = select(&home, "header nav a")
+        .iter()
+        .filter(|a| text(a) == "Providers")
+        .map(|a| a.value().attr("href").unwrap().to_string())
+        .collect();
+    assert_eq!(nav, ["/providers/"]);
+    let mut orders = Vec::new();
+    for path in [
+        "providers/",
+        "providers/by-uptime/",
+        "providers/by-incidents/",
+    ] {
+        let page = html(&format!("{path}index.html"));
+        let rows: Vec<Vec<String>> = select(&page, "table.compare tbody tr")
+            .iter()
+            .map(|tr| tr.child_elements().map(|c| text(&c)).collect())
+            .collect();
+        let providers: BTreeSet<&str> = facts.iter().map(|f| f.provider.as_str()).collect();
+        assert_eq!(rows.len(), providers.len(), "{path}: a row per provider");
+        for (row, tr) in rows.iter().zip(select(&page, "table.compare tbody tr")) {
+            let th_a = scraper::Selector::parse("th a").unwrap();
+            let link = tr
+                .select(&th_a)
+                .next()
+                .unwrap()
+                .value()
+                .attr("href")
+                .unwrap()
+                .trim_matches('/')
+                .to_string();
+            let mine: Vec<&Fact> = facts.iter().filter(|f| f.provider == link).collect();
+            // What the provider's own page says of the same 12 months.
+            let own = html(&format!("{link}/index.html"));
+            let stat = |name: &str| {
+                select(&own, "dl.stats > div")
+                    .iter()
+                    .find(|d| text(&d.child_elements().next().unwrap()) == name)
+                    .map(|d| text(&d.child_elements().nth(1).unwrap()))
+                    .unwrap()
+            };
+            let uptime = row[1].split(" of ").next().unwrap().to_string();
+            assert_eq!(uptime, stat("Uptime"), "{path}: {link}");
+            assert_eq!(row[2], stat("Incidents"), "{path}: {link}");
+            assert_eq!(row[4], stat("Median time to resolve"), "{path}: {link}");
+            assert_eq!(row[5], stat("Longest outage"), "{path}: {link}");
+            assert_eq!(row[6], stat("Last incident"), "{path}: {link}");
+            // Counted here: the major outages that started in those months, and the first
+            // record.
+            let year_ago = through - chrono::Months::new(12);
+            let major = mine
+                .iter()
+                .filter(|f| f.impact == "critical" && year_ago <= f.started)
+                .count();
+            assert_eq!(row[3], major.to_string(), "{path}: {link}");
+            let first = mine.iter().map(|f| f.started).min().unwrap();
+            assert_eq!(row[7], first.date_naive().to_string(), "{path}: {link}");
+        }
+        orders.push(rows);
+    }
+    let names: Vec<&str> = orders[0].iter().map(|r| r[0].as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_by_key(|n| n.to_lowercase());
+    assert_eq!(names, sorted, "by name");
+    let uptime = |r: &Vec<String>| -> Option<f64> { r[1].split(' ').next().unwrap().parse().ok() };
+    let uptimes: Vec<Option<f64>> = orders[1].iter().map(uptime).collect();
+    assert!(
+        uptimes.windows(2).all(|w| match (w[0], w[1]) {
+            (Some(a), Some(b)) => a <= b,
+            (None, Some(_)) => false,
+            _ => true,
+        }),
+        "lowest uptime first, no records last: {uptimes:?}"
+    );
+    let counts: Vec<u64> = orders[2]
+        .iter()
+        .map(|r| r[2].replace(',', "").parse().unwrap())
+        .collect();
+    assert!(
+        counts.windows(2).all(|w| w[0] >= w[1]),
+        "most incidents first"
+    );
+    assert!(counts[0] > *counts.last().unwrap() && uptimes[0] != uptimes[uptimes.len() - 1]);
+}
+
+#[test]
 fn day_pages_list_every_incident_active_that_day_and_only_those() {
     let (_dir, files) = build_sample();
     let facts = facts(&files);

@@ -132,6 +132,19 @@ fn a_provider_named_index_conflicts_with_the_api_index_and_a_static_llms_txt_rep
 }
 
 #[test]
+fn a_provider_named_providers_conflicts_with_the_table_of_providers() {
+    let site = Site::new(&[("content/providers/a.md", &incident("A", ""))]);
+    both_refuse(
+        &site,
+        &[
+            "would be written to `providers/index.html`",
+            "provider `providers`",
+            "the generated `providers/index.html`",
+        ],
+    );
+}
+
+#[test]
 fn conflicts_are_reported_with_the_other_errors_each_pair_once() {
     let site = Site::new(&[
         ("content/acme/a.md", &incident("A", "aliases: [/old/]\n")),

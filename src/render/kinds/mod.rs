@@ -23,8 +23,9 @@ use crate::render::views::{
 };
 use crate::render::words::{by_name, month_label, thousands};
 use crate::render::{Owner, Page, Renderer, Year, api, feeds, hosting, insights, llms, sitemap};
-use crate::routes::{self, FeedFormat};
+use crate::routes::{self, FeedFormat, ProviderOrder};
 
+mod compare;
 mod data;
 mod days;
 mod home;
@@ -33,6 +34,7 @@ mod index;
 mod provider;
 mod site;
 
+use compare::*;
 use data::*;
 use days::*;
 use home::*;
@@ -205,6 +207,7 @@ kinds! {
         make: api_index,
     };
     ApiPage(ApiPage) = ApiPage;
+    Compare(ComparePage) = ComparePage;
     Sitemap(SiteFile) = SiteFile {
         path: routes::SITEMAP,
         reads: SITEMAP,

@@ -25,7 +25,9 @@ fn each_kinds_pages_read_what_their_keys_name() {
             } == reads
         };
         let fine = match page.what {
-            What::Home(()) | What::DaysIndex(()) | What::ApiPage(()) => reads == TEMPLATED_ARCHIVE,
+            What::Home(()) | What::DaysIndex(()) | What::ApiPage(()) | What::Compare(_) => {
+                reads == TEMPLATED_ARCHIVE
+            }
             What::NotFound(()) | What::Search(()) => reads == TEMPLATED,
             What::Cname(()) | What::Robots(()) | What::NoJekyll(()) => reads == NOTHING,
             What::ApiProviders(())
