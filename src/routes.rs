@@ -56,6 +56,19 @@ pub const API_PAGE: &str = "api/index.html";
 /// Its folder, the page's URL.
 pub const API_PAGE_DIR: &str = "api/";
 
+/// The badges, and the page that lists them.
+pub const BADGES_DIR: &str = "badges/";
+
+/// A provider's badge: `badges/github.svg`.
+pub fn badge_provider(provider: &str) -> String {
+    format!("{BADGES_DIR}{provider}.svg")
+}
+
+/// A component's badge: `badges/github/actions.svg`.
+pub fn badge_component(provider: &str, component: &str) -> String {
+    format!("{BADGES_DIR}{provider}/{component}.svg")
+}
+
 /// The scheme, authority and date of every tag URI (RFC 4151) the site mints: ids that
 /// never change, whatever the domain.
 const TAG_PREFIX: &str = "tag:outages,2026:";

@@ -76,11 +76,22 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str], search: bool) -> Vec<u8> 
             );
         }
     }
+    // The API and the badges are for other sites: any origin may fetch them (CORS) and
+    // embed a badge; the pages keep `frame-ancestors 'none'`.
     rule(
         format!("{root}{}*", routes::API_DIR),
         &[
             ("Content-Type", "application/json; charset=utf-8"),
             ("Cache-Control", SHORT),
+            ("Access-Control-Allow-Origin", "*"),
+        ],
+    );
+    rule(
+        format!("{root}{}*", routes::BADGES_DIR),
+        &[
+            ("Cache-Control", SHORT),
+            ("Access-Control-Allow-Origin", "*"),
+            ("Cross-Origin-Resource-Policy", "cross-origin"),
         ],
     );
     for asset in hashed_assets {

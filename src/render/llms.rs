@@ -89,7 +89,7 @@ pub(crate) fn llms_txt(about: &About, providers: &[ProviderView]) -> Vec<u8> {
 
 /// `text` on one line, with what markdown would read as markup escaped: a name cannot end
 /// a link early, start a heading or hide a link of its own.
-fn plain(text: &str) -> String {
+pub(crate) fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for word in text.split_whitespace() {
         if !out.is_empty() {

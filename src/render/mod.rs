@@ -2,6 +2,7 @@
 //! from), then rendering each page. Nothing here touches the output folder.
 
 pub(crate) mod api;
+pub(crate) mod badges;
 pub(crate) mod balance;
 pub(crate) mod charts;
 pub(crate) mod deps;

@@ -772,6 +772,7 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "api/v1/acme/a.json",
             "api/v1/index.json",
             "api/v1/providers.json",
+            "badges/index.html",
             "days/index.html",
             "feed.json",
             "feed.xml",

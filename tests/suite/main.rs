@@ -4,6 +4,7 @@
 mod common;
 
 mod api;
+mod badges;
 mod build;
 mod cache;
 mod design;

@@ -22,9 +22,12 @@ use crate::render::views::{
     TimeView,
 };
 use crate::render::words::{by_name, month_label, thousands};
-use crate::render::{Owner, Page, Renderer, Year, api, feeds, hosting, insights, llms, sitemap};
+use crate::render::{
+    Owner, Page, Renderer, Year, api, badges, feeds, hosting, insights, llms, sitemap,
+};
 use crate::routes::{self, FeedFormat, ProviderOrder};
 
+mod badge;
 mod compare;
 mod data;
 mod days;
@@ -34,6 +37,7 @@ mod index;
 mod provider;
 mod site;
 
+use badge::*;
 use compare::*;
 use data::*;
 use days::*;
@@ -208,6 +212,12 @@ kinds! {
     };
     ApiPage(ApiPage) = ApiPage;
     Compare(ComparePage) = ComparePage;
+    Badge(ProviderFile) = ProviderFile {
+        path: routes::badge_provider,
+        make: provider_badge,
+    };
+    ComponentBadge(ComponentBadge) = ComponentBadge;
+    Badges(BadgesPage) = BadgesPage;
     Sitemap(SiteFile) = SiteFile {
         path: routes::SITEMAP,
         reads: SITEMAP,

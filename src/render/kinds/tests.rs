@@ -25,9 +25,11 @@ fn each_kinds_pages_read_what_their_keys_name() {
             } == reads
         };
         let fine = match page.what {
-            What::Home(()) | What::DaysIndex(()) | What::ApiPage(()) | What::Compare(_) => {
-                reads == TEMPLATED_ARCHIVE
-            }
+            What::Home(())
+            | What::DaysIndex(())
+            | What::ApiPage(())
+            | What::Compare(_)
+            | What::Badges(()) => reads == TEMPLATED_ARCHIVE,
             What::NotFound(()) | What::Search(()) => reads == TEMPLATED,
             What::Cname(()) | What::Robots(()) | What::NoJekyll(()) => reads == NOTHING,
             What::ApiProviders(())
@@ -52,7 +54,14 @@ fn each_kinds_pages_read_what_their_keys_name() {
             What::Provider(p) => {
                 reads.templates && provider_part(p, Part::All) && reads.provider.is_none()
             }
-            What::ApiProvider(p) | What::ApiStats(p) | What::ApiComponents(p) => {
+            What::ComponentBadge((p, c)) => {
+                reads
+                    == Reads {
+                        provider_part: Some((p, Part::Component(c))),
+                        ..NOTHING
+                    }
+            }
+            What::ApiProvider(p) | What::ApiStats(p) | What::ApiComponents(p) | What::Badge(p) => {
                 reads
                     == Reads {
                         provider_part: Some((p, Part::All)),
