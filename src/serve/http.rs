@@ -193,13 +193,76 @@ async fn file(State(shared): State<Arc<Shared>>, method: Method, uri: Uri) -> Re
         return respond(StatusCode::NOT_FOUND, crate::routes::HOME, body, method);
     };
     let error = store.error.clone();
+    let host = store
+        .files
+        .get(crate::routes::HEADERS)
+        .map(|rules| host_headers(rules, uri.path()))
+        .unwrap_or_default();
     drop(store);
     let body = if path.ends_with(".html") {
         inject(&bytes, error.as_deref())
     } else {
         bytes.to_vec()
     };
-    respond(status, &path, body, method)
+    let mut response = respond(status, &path, body, method);
+    for (name, value) in host {
+        response.headers_mut().insert(name, value);
+    }
+    response
+}
+
+/// The headers the host adds to `path`, as the site's own `_headers` says (the last rule
+/// that sets one wins, as on Netlify): its content types and what other origins may fetch,
+/// so the API, the feeds and the badges are served as on the host. Not its security
+/// policy, which would block the reload script `serve` adds.
+fn host_headers(rules: &[u8], path: &str) -> Vec<(header::HeaderName, HeaderValue)> {
+    let taken = [
+        header::CONTENT_TYPE,
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        header::HeaderName::from_static("cross-origin-resource-policy"),
+    ];
+    let mut found: Vec<(header::HeaderName, HeaderValue)> = Vec::new();
+    let mut applies = false;
+    for line in String::from_utf8_lossy(rules).lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        if !line.starts_with(char::is_whitespace) {
+            applies = matches_pattern(line.trim(), path);
+            continue;
+        }
+        let Some((name, value)) = line.trim().split_once(": ") else {
+            continue;
+        };
+        let Some(name) = taken.iter().find(|n| n.as_str().eq_ignore_ascii_case(name)) else {
+            continue;
+        };
+        if let (true, Ok(value)) = (applies, HeaderValue::from_str(value)) {
+            found.retain(|(n, _)| n != name);
+            found.push((name.clone(), value));
+        }
+    }
+    found
+}
+
+/// Whether `path` matches a `_headers` pattern, where `*` stands for any run of characters.
+fn matches_pattern(pattern: &str, path: &str) -> bool {
+    let mut pieces = pattern.split('*');
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = path.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = pieces.collect();
+    let Some((last, middle)) = pieces.split_last() else {
+        return rest.is_empty();
+    };
+    for piece in middle {
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
 }
 
 fn redirect(to: &str) -> Response {
@@ -274,6 +337,33 @@ fn find_body_end(html: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_patterns_match_as_hosts_match_them() {
+        assert!(matches_pattern("/repo/*", "/repo/a/b.json"));
+        assert!(matches_pattern("/repo/*/feed.xml", "/repo/acme/feed.xml"));
+        assert!(matches_pattern("/repo/feed.xml", "/repo/feed.xml"));
+        assert!(!matches_pattern("/repo/feed.xml", "/repo/feed.xml.gz"));
+        assert!(!matches_pattern("/repo/*/feed.xml", "/repo/feed.json"));
+        assert!(!matches_pattern("/other/*", "/repo/x"));
+        let rules = b"# x\n/*\n  Content-Security-Policy: default-src 'none'\n  Content-Type: text/plain\n/api/v1/*\n  Content-Type: application/json; charset=utf-8\n  Access-Control-Allow-Origin: *\n";
+        let found = host_headers(rules, "/api/v1/providers.json");
+        let text: Vec<(String, String)> = found
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_string()))
+            .collect();
+        assert_eq!(
+            text,
+            [
+                (
+                    "content-type".into(),
+                    "application/json; charset=utf-8".into()
+                ),
+                ("access-control-allow-origin".into(), "*".into()),
+            ],
+            "the last rule wins, and no security policy is taken"
+        );
+    }
 
     #[test]
     fn requests_resolve_inside_the_site_only() {

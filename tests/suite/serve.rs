@@ -94,8 +94,24 @@ impl Drop for Server {
     }
 }
 
+/// A response's headers, names in lower case.
+fn headers(port: u16, path: &str) -> Vec<(String, String)> {
+    let (_, head, _) = exchange(port, "GET", path);
+    head.lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(": "))
+        .map(|(n, v)| (n.to_ascii_lowercase(), v.to_string()))
+        .collect()
+}
+
 /// A raw HTTP/1.1 request, so that paths go out exactly as written (no client cleans `..`).
 fn request(port: u16, method: &str, path: &str) -> (u16, Vec<u8>) {
+    let (status, _, body) = exchange(port, method, path);
+    (status, body)
+}
+
+/// The status, head and body of a raw request.
+fn exchange(port: u16, method: &str, path: &str) -> (u16, String, Vec<u8>) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream.set_read_timeout(Some(WAIT)).unwrap();
     write!(
@@ -111,7 +127,7 @@ fn request(port: u16, method: &str, path: &str) -> (u16, Vec<u8>) {
         .expect("a complete response");
     let head = String::from_utf8_lossy(&response[..split]).into_owned();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, response[split + 4..].to_vec())
+    (status, head, response[split + 4..].to_vec())
 }
 
 /// Listens to the reload stream, sending each event's name.
@@ -407,6 +423,37 @@ fn serve_under_the_path_of_the_base_url() {
         request(server.port, "GET", "/repo/acme").0,
         308,
         "a folder without its slash redirects"
+    );
+    // The API, the feeds and the badges as the host serves them, from `_headers`.
+    let header = |path: &str, name: &str| {
+        headers(server.port, path)
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    };
+    for path in ["/repo/api/v1/providers.json", "/repo/api/v1/index.json"] {
+        assert_eq!(
+            header(path, "content-type").as_deref(),
+            Some("application/json; charset=utf-8")
+        );
+        assert_eq!(
+            header(path, "access-control-allow-origin").as_deref(),
+            Some("*")
+        );
+    }
+    assert_eq!(
+        header("/repo/acme/feed.xml", "content-type").as_deref(),
+        Some("application/atom+xml; charset=utf-8")
+    );
+    assert_eq!(
+        header("/repo/badges/acme.svg", "access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    assert_eq!(header("/repo/acme/", "access-control-allow-origin"), None);
+    assert_eq!(
+        header("/repo/acme/", "content-security-policy"),
+        None,
+        "the reload script runs"
     );
 }
 
