@@ -225,9 +225,35 @@ pub fn component_page_dir(provider: &str, component: &str, n: usize) -> String {
     }
 }
 
-/// A feed in `dir` (`""` for the site's, a provider's folder for its own).
+/// Which incidents a feed carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FeedSet {
+    All,
+    /// Major outages only (impact `critical`).
+    Major,
+}
+
+impl FeedSet {
+    pub const ALL: [FeedSet; 2] = [FeedSet::All, FeedSet::Major];
+}
+
+/// A feed in `dir` (`""` for the site's, a provider's folder for its own): `feed.xml`, and
+/// the major outages' `major/feed.xml`.
 pub fn feed(dir: &str, format: FeedFormat) -> String {
     format!("{dir}{}", format.file_name())
+}
+
+/// The folder of the feeds of `set` for `dir`: `dir` itself, or its `major/`.
+pub fn feed_dir(dir: &str, set: FeedSet) -> String {
+    match set {
+        FeedSet::All => dir.to_string(),
+        FeedSet::Major => format!("{dir}major/"),
+    }
+}
+
+/// A feed of `set` in `dir`.
+pub fn feed_of(dir: &str, set: FeedSet, format: FeedFormat) -> String {
+    feed(&feed_dir(dir, set), format)
 }
 
 pub fn api_provider(provider: &str) -> String {
@@ -279,10 +305,14 @@ pub fn incident_tag(provider: &str, key: &str) -> String {
 }
 
 /// The id of a feed: the site's (`None`) or a provider's.
-pub fn feed_tag(provider: Option<&str>) -> String {
+pub fn feed_tag(provider: Option<&str>, set: FeedSet) -> String {
+    let name = match set {
+        FeedSet::All => "feed",
+        FeedSet::Major => "feed-major",
+    };
     match provider {
-        None => format!("{TAG_PREFIX}feed"),
-        Some(provider) => format!("{TAG_PREFIX}feed/{provider}"),
+        None => format!("{TAG_PREFIX}{name}"),
+        Some(provider) => format!("{TAG_PREFIX}{name}/{provider}"),
     }
 }
 
@@ -300,8 +330,16 @@ mod tests {
             incident_tag("acme", "a b/é"),
             "tag:outages,2026:acme/a%20b%2F%C3%A9"
         );
-        assert_eq!(feed_tag(None), "tag:outages,2026:feed");
-        assert_eq!(feed_tag(Some("acme")), "tag:outages,2026:feed/acme");
+        assert_eq!(feed_tag(None, FeedSet::All), "tag:outages,2026:feed");
+        assert_eq!(
+            feed_tag(Some("acme"), FeedSet::All),
+            "tag:outages,2026:feed/acme"
+        );
+        // Apart from a provider named `major`'s.
+        assert_eq!(
+            feed_tag(None, FeedSet::Major),
+            "tag:outages,2026:feed-major"
+        );
     }
 
     #[test]

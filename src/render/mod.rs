@@ -29,16 +29,17 @@ use serde::Serialize;
 use tera::Context;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::archive::{Archive, ProviderIx};
+use crate::archive::{Archive, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
+use crate::model::Impact;
 use crate::render::deps::Reads;
 use crate::render::feeds::FeedSpec;
 use crate::render::kinds::{Dates, Planning, What};
 use crate::render::theme::Theme;
 use crate::render::views::{FeedLinks, SummaryView, Views};
-use crate::routes;
+use crate::routes::{self, FeedSet};
 
 /// One file of the site: its path under the output folder and what it is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -450,42 +451,57 @@ impl Renderer<'_> {
         Ok(out)
     }
 
-    pub(crate) fn feed_spec(&self, scope: Option<ProviderIx>) -> FeedSpec<'_> {
+    pub(crate) fn feed_spec(&self, scope: Option<ProviderIx>, set: FeedSet) -> FeedSpec<'_> {
         let base = &self.config.base_url;
         let limit = self.config.feed_limit;
+        // Chosen from the archive: only the views shown are made.
+        let kept = |i: IncidentIx| match set {
+            FeedSet::All => true,
+            FeedSet::Major => self.archive.incidents[i].impact == Impact::Critical,
+        };
+        let (what, of) = match set {
+            FeedSet::All => ("incidents", "Every incident"),
+            FeedSet::Major => ("major outages", "Every major outage"),
+        };
         match scope {
             None => FeedSpec {
-                title: self.config.title.clone(),
-                description: self.config.description.clone(),
+                title: match set {
+                    FeedSet::All => self.config.title.clone(),
+                    FeedSet::Major => format!("{}: major outages", self.config.title),
+                },
+                description: match set {
+                    FeedSet::All => self.config.description.clone(),
+                    FeedSet::Major => format!("{of} in the {}.", self.config.title),
+                },
                 language: &self.config.language,
                 home_url: base.url(""),
-                dir_url: base.url(""),
-                tag: routes::feed_tag(None),
-                entries: self
-                    .views
-                    .incidents
-                    .iter()
+                dir_url: base.url(&routes::feed_dir("", set)),
+                tag: routes::feed_tag(None, set),
+                entries: IncidentIx::all(self.archive.incidents.len())
+                    .filter(|&x| kept(x))
                     .take(limit)
-                    .map(|v| &**v)
+                    .map(|x| &*self.views.incidents[x])
                     .collect(),
             },
             Some(i) => {
                 let provider = &self.views.providers[i];
                 FeedSpec {
-                    title: format!(
-                        "{} incidents · {}",
-                        provider.reference.name, self.config.title
-                    ),
-                    description: format!("Every incident of {}.", provider.reference.name),
+                    title: format!("{} {what} · {}", provider.reference.name, self.config.title),
+                    description: format!("{of} of {}.", provider.reference.name),
                     language: &self.config.language,
                     home_url: provider.reference.url.clone(),
-                    dir_url: provider.reference.url.clone(),
-                    tag: routes::feed_tag(Some(&provider.reference.slug)),
+                    dir_url: base.url(&routes::feed_dir(
+                        &routes::provider_dir(&provider.reference.slug),
+                        set,
+                    )),
+                    tag: routes::feed_tag(Some(&provider.reference.slug), set),
                     entries: self.archive.providers[i]
                         .incidents
                         .iter()
+                        .copied()
+                        .filter(|&x| kept(x))
                         .take(limit)
-                        .map(|&x| &*self.views.incidents[x])
+                        .map(|x| &*self.views.incidents[x])
                         .collect(),
                 }
             }

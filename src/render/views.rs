@@ -15,7 +15,7 @@ use crate::model::{Duration, Impact, Incident, Slug, Timestamp, Update};
 use crate::numbers::Period;
 use crate::render::markdown;
 use crate::render::words::{length, uptime_text};
-use crate::routes::{self, FeedFormat};
+use crate::routes::{self, FeedFormat, FeedSet};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TimeView {
@@ -437,6 +437,8 @@ pub struct FeedLinks {
     pub atom: String,
     pub rss: String,
     pub json: String,
+    /// The Atom feed of major outages only.
+    pub major: String,
 }
 
 impl FeedLinks {
@@ -446,6 +448,7 @@ impl FeedLinks {
             atom: base.path(&routes::feed(dir, FeedFormat::Atom)),
             rss: base.path(&routes::feed(dir, FeedFormat::Rss)),
             json: base.path(&routes::feed(dir, FeedFormat::Json)),
+            major: base.path(&routes::feed_of(dir, FeedSet::Major, FeedFormat::Atom)),
         }
     }
 }

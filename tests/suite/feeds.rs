@@ -114,3 +114,71 @@ fn entry_ids_survive_a_new_domain_and_rebuilds_are_byte_identical() {
             .starts_with("https://two.example/archive/")
     );
 }
+
+#[test]
+fn major_outage_feeds_carry_only_major_outages_newest_first() {
+    let major = |title: &str, day: u32| {
+        format!(
+            "---\ntitle: {title}\nstarted: 2024-03-{day:02}T10:00:00Z\nresolved: 2024-03-{day:02}T11:00:00Z\nimpact: critical\n---\n"
+        )
+    };
+    let site = Site::new(&[
+        (
+            "site.yaml",
+            "title: T\nbase_url: https://one.example/s/\nfeed_limit: 2\n",
+        ),
+        ("content/acme/a.md", &major("Down A", 1)),
+        (
+            "content/acme/b.md",
+            &incident("Partial B", "2024-03-05T14:00:00Z"),
+        ),
+        ("content/acme/c.md", &major("Down C", 3)),
+        ("content/acme/d.md", &major("Down D", 2)),
+        (
+            "content/globex/e.md",
+            &incident("Partial E", "2024-03-04T14:00:00Z"),
+        ),
+    ]);
+    site.build(&[]);
+    let titles = |path: &str| -> Vec<String> {
+        let feed = parse(&site, path);
+        let own = feed
+            .links
+            .iter()
+            .find(|l| l.rel.as_deref() == Some("self"))
+            .map(|l| l.href.clone());
+        if !path.ends_with(".json") {
+            assert_eq!(
+                own.as_deref(),
+                Some(format!("https://one.example/s/{path}").as_str())
+            );
+        }
+        feed.entries
+            .iter()
+            .map(|e| e.title.as_ref().unwrap().content.clone())
+            .collect()
+    };
+    for format in ["feed.xml", "rss.xml", "feed.json"] {
+        // The newest two (the feed's limit) of the major outages, whatever came between.
+        assert_eq!(titles(&format!("major/{format}")), ["Down C", "Down D"]);
+        assert_eq!(
+            titles(&format!("acme/major/{format}")),
+            ["Down C", "Down D"]
+        );
+        assert!(titles(&format!("globex/major/{format}")).is_empty());
+        assert_eq!(titles(&format!("acme/{format}")), ["Partial B", "Down C"]);
+    }
+    let page = site.html("acme/index.html");
+    let links: Vec<String> = crate::common::select(&page, "a")
+        .iter()
+        .filter_map(|a| a.value().attr("href"))
+        .map(String::from)
+        .collect();
+    assert!(links.contains(&"/s/acme/major/feed.xml".to_string()));
+    let home = site.html("index.html");
+    let footer: Vec<&str> = crate::common::select(&home, "footer a")
+        .iter()
+        .filter_map(|a| a.value().attr("href"))
+        .collect();
+    assert!(footer.contains(&"/s/major/feed.xml"), "{footer:?}");
+}

@@ -107,11 +107,11 @@ fn files_the_build_did_not_write_are_kept() {
     std::fs::remove_file(site.path("content/globex/i1.md")).unwrap();
     let index = tree(&out);
     let again = build_into(&site, &out);
-    // Its page, feeds, year page, API files (provider, stats, components, incident) and
-    // badge, and the search index's files that held it.
+    // Its page, feeds (all and major outages), year page, API files (provider, stats,
+    // components, incident) and badge, and the search index's files that held it.
     let search = search_files_gone(&index, &out);
     assert!(
-        again.contains(&format!(" {} removed", 11 + search)),
+        again.contains(&format!(" {} removed", 14 + search)),
         "the provider's pages: {again}"
     );
     assert_eq!(

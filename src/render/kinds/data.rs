@@ -8,6 +8,7 @@ pub(crate) struct FeedFile;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct FeedOf {
     pub(crate) scope: Option<ProviderIx>,
+    pub(crate) set: FeedSet,
     pub(crate) format: FeedFormat,
 }
 
@@ -20,8 +21,11 @@ impl Kind for FeedFile {
                 |(index, provider)| (Some(index), routes::provider_dir(provider.slug.as_str())),
             ));
         for (scope, dir) in scopes {
-            for format in FeedFormat::ALL {
-                add(routes::feed(&dir, format), FeedOf { scope, format });
+            for set in FeedSet::ALL {
+                for format in FeedFormat::ALL {
+                    let path = routes::feed_of(&dir, set, format);
+                    add(path, FeedOf { scope, set, format });
+                }
             }
         }
     }
@@ -40,7 +44,7 @@ impl Kind for FeedFile {
     }
 
     fn render(&self, r: &Renderer, _: &Page, key: FeedOf) -> Result<Vec<u8>, Diagnostic> {
-        let spec = r.feed_spec(key.scope);
+        let spec = r.feed_spec(key.scope, key.set);
         Ok(match key.format {
             FeedFormat::Atom => feeds::atom(&spec),
             FeedFormat::Rss => feeds::rss(&spec),

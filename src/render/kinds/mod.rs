@@ -25,7 +25,7 @@ use crate::render::words::{by_name, month_label, thousands};
 use crate::render::{
     Owner, Page, Renderer, Year, api, badges, feeds, hosting, insights, llms, sitemap,
 };
-use crate::routes::{self, FeedFormat, ProviderOrder};
+use crate::routes::{self, FeedFormat, FeedSet, ProviderOrder};
 
 mod badge;
 mod compare;
