@@ -51,9 +51,7 @@ pub const API_DIR: &str = "api/v1/";
 pub const API_PROVIDERS: &str = "api/v1/providers.json";
 /// The list of the API's files.
 pub const API_INDEX: &str = "api/v1/index.json";
-/// The page that says what the API holds, for people.
-pub const API_PAGE: &str = "api/index.html";
-/// Its folder, the page's URL.
+/// The folder of the page that says what the API holds, for people.
 pub const API_PAGE_DIR: &str = "api/";
 
 /// The badges, and the page that lists them.

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::archive::{Archive, Stats};
 use crate::model::Impact;
 use crate::numbers;
+use crate::render::charts::esc;
 use crate::render::words;
 
 /// What a badge says, and so its colour.
@@ -77,7 +78,7 @@ pub fn badge(label: &str, reading: &Reading) -> String {
     const PAD: u32 = 12;
     let (lw, vw) = (width(&label) + PAD, width(&value) + PAD);
     let total = lw + vw;
-    let said = Xml(&format!("{label}: {value}")).to_string();
+    let said = esc(&format!("{label}: {value}")).to_string();
     let mut out = String::with_capacity(1024);
     let _ = write!(
         out,
@@ -85,10 +86,10 @@ pub fn badge(label: &str, reading: &Reading) -> String {
         reading.colour(),
         f64::from(lw) / 2.0,
         lw - PAD,
-        Xml(&label),
+        esc(&label),
         f64::from(lw) + f64::from(vw) / 2.0,
         vw - PAD,
-        Xml(&value),
+        esc(&value),
     );
     out.push('\n');
     out
@@ -110,29 +111,6 @@ fn width(text: &str) -> u32 {
         })
         .sum();
     tenths.div_ceil(10)
-}
-
-/// Text for XML content and attributes.
-struct Xml<'a>(&'a str);
-
-impl std::fmt::Display for Xml<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for c in self.0.chars() {
-            match c {
-                '&' => f.write_str("&amp;")?,
-                '<' => f.write_str("&lt;")?,
-                '>' => f.write_str("&gt;")?,
-                '"' => f.write_str("&quot;")?,
-                '\'' => f.write_str("&#39;")?,
-                // XML forbids these: dropped.
-                c if (c < ' ' && !matches!(c, '\t' | '\n' | '\r'))
-                    || c == '\u{FFFE}'
-                    || c == '\u{FFFF}' => {}
-                c => f.write_char(c)?,
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

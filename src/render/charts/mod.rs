@@ -333,14 +333,14 @@ impl std::fmt::Display for Num {
 }
 
 /// Text for XML content and attributes: `& < > " ' =` escaped, characters XML forbids
-/// dropped.
-fn esc(text: &str) -> Esc<'_> {
+/// dropped. The badges write their text with it too.
+pub(crate) fn esc(text: &str) -> Esc<'_> {
     Esc(text)
 }
 
 /// Text escaped for XML as it is written into the chart, without a copy of its own.
 #[derive(Clone, Copy)]
-struct Esc<'a>(&'a str);
+pub(crate) struct Esc<'a>(&'a str);
 
 impl std::fmt::Display for Esc<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -59,9 +59,6 @@ impl Kind for ComponentBadge {
     }
 }
 
-/// The page of every provider's badge, with what to paste to embed it.
-pub(crate) struct BadgesPage;
-
 /// One provider's badge on the page.
 #[derive(serde::Serialize)]
 struct BadgeEntry<'a> {
@@ -72,64 +69,47 @@ struct BadgeEntry<'a> {
     markdown: String,
 }
 
-impl Kind for BadgesPage {
-    type Key = ();
-
-    fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
-        add(routes::page(routes::BADGES_DIR), ());
-    }
-
-    const IN_SITEMAP: bool = true;
-
-    fn lastmod(&self, dates: &Dates, _: ()) -> Option<NaiveDate> {
-        dates.newest
-    }
-
-    fn reads(&self, _: &Archive, _: ()) -> Reads {
-        TEMPLATED_ARCHIVE
-    }
-
-    fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
-        let base = &r.config.base_url;
-        let mut entries: Vec<BadgeEntry> = ProviderIx::all(r.archive.providers.len())
-            .zip(&r.views.providers)
-            .map(|(i, provider)| {
-                let slug = r.archive.providers[i].slug.as_str();
-                let badge = base.url(&routes::badge_provider(slug));
-                let alt = format!("{} status", provider.reference.name);
-                BadgeEntry {
-                    provider,
-                    reading: badges::Reading::of(&r.archive.providers[i].stats, r.archive).text(),
-                    markdown: format!(
-                        "[![{}]({badge})]({})",
-                        llms::plain(&alt),
-                        provider.reference.url
-                    ),
-                    badge: base.path(&routes::badge_provider(slug)),
-                }
-            })
-            .collect();
-        entries.sort_by(|a, b| by_name(&a.provider.reference.name, &b.provider.reference.name));
-        let example = r.archive.providers.iter().find_map(|p| {
-            let component = p.components.first()?;
-            Some(base.url(&routes::badge_component(
-                p.slug.as_str(),
-                component.slug.as_str(),
-            )))
-        });
-        let mut ctx = r.html_context(
-            "badges",
-            "Badges",
-            format!(
-                "Status badges of every provider in the {}, to embed in a README: 90-day uptime, or an ongoing incident.",
-                r.config.title
-            ),
-            routes::BADGES_DIR,
-            &FeedLinks::new(base, ""),
-            "All incidents",
-        );
-        ctx.insert("entries", &entries);
-        ctx.insert("component_example", &example);
-        r.template("badges.html", page, &ctx)
-    }
+/// `badges/`: every provider's badge, with what to paste to embed it.
+pub(super) fn badges_page(r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+    let base = &r.config.base_url;
+    let mut entries: Vec<BadgeEntry> = ProviderIx::all(r.archive.providers.len())
+        .zip(&r.views.providers)
+        .map(|(i, provider)| {
+            let slug = r.archive.providers[i].slug.as_str();
+            let badge = base.url(&routes::badge_provider(slug));
+            let alt = format!("{} status", provider.reference.name);
+            BadgeEntry {
+                provider,
+                reading: badges::Reading::of(&r.archive.providers[i].stats, r.archive).text(),
+                markdown: format!(
+                    "[![{}]({badge})]({})",
+                    llms::plain(&alt),
+                    provider.reference.url
+                ),
+                badge: base.path(&routes::badge_provider(slug)),
+            }
+        })
+        .collect();
+    entries.sort_by(|a, b| by_name(&a.provider.reference.name, &b.provider.reference.name));
+    let example = r.archive.providers.iter().find_map(|p| {
+        let component = p.components.first()?;
+        Some(base.url(&routes::badge_component(
+            p.slug.as_str(),
+            component.slug.as_str(),
+        )))
+    });
+    let mut ctx = r.html_context(
+        "badges",
+        "Badges",
+        format!(
+            "Status badges of every provider in the {}, to embed in a README: 90-day uptime, or an ongoing incident.",
+            r.config.title
+        ),
+        routes::BADGES_DIR,
+        &FeedLinks::new(base, ""),
+        "All incidents",
+    );
+    ctx.insert("entries", &entries);
+    ctx.insert("component_example", &example);
+    r.template("badges.html", page, &ctx)
 }

@@ -76,55 +76,35 @@ impl Kind for DayPage {
     }
 }
 
-/// The calendar of every year, and the busiest days.
-pub(crate) struct DaysIndex;
-
-impl Kind for DaysIndex {
-    type Key = ();
-
-    fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
-        add(routes::page(routes::DAYS_DIR), ());
-    }
-
-    const IN_SITEMAP: bool = true;
-
-    fn lastmod(&self, dates: &Dates, _: ()) -> Option<NaiveDate> {
-        dates.newest
-    }
-
-    fn reads(&self, _: &Archive, _: ()) -> Reads {
-        TEMPLATED_ARCHIVE
-    }
-
-    fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
-        let base = &r.config.base_url;
-        let years: Vec<i32> = match (r.archive.days.first(), r.archive.days.last()) {
-            (Some(first), Some(last)) => (r.archive.years.iter().copied())
-                .filter(|year| (first.date.year()..=last.date.year()).contains(year))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let calendars: Vec<insights::Calendar> = years
-            .iter()
-            .map(|&year| insights::site_calendar(r.archive, r.views, base, year, "calendar"))
-            .collect();
-        let mut ctx = r.html_context(
-            "days",
-            "Every day",
-            format!(
-                "Every day of the {} with an outage, year by year, and the days when most providers were down at once.",
-                r.config.title
-            ),
-            routes::DAYS_DIR,
-            &FeedLinks::new(base, ""),
-            "All incidents",
-        );
-        ctx.insert("calendars", &calendars);
-        ctx.insert("day_total", &r.archive.days.len());
-        ctx.insert(
-            "busiest",
-            &insights::busiest_days(r.archive, r.views, base, BUSIEST * 2),
-        );
-        r.template("days.html", page, &ctx)
-    }
+/// `days/`: the calendar of every year, and the busiest days.
+pub(super) fn days_index(r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+    let base = &r.config.base_url;
+    let years: Vec<i32> = match (r.archive.days.first(), r.archive.days.last()) {
+        (Some(first), Some(last)) => (r.archive.years.iter().copied())
+            .filter(|year| (first.date.year()..=last.date.year()).contains(year))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let calendars: Vec<insights::Calendar> = years
+        .iter()
+        .map(|&year| insights::site_calendar(r.archive, r.views, base, year, "calendar"))
+        .collect();
+    let mut ctx = r.html_context(
+        "days",
+        "Every day",
+        format!(
+            "Every day of the {} with an outage, year by year, and the days when most providers were down at once.",
+            r.config.title
+        ),
+        routes::DAYS_DIR,
+        &FeedLinks::new(base, ""),
+        "All incidents",
+    );
+    ctx.insert("calendars", &calendars);
+    ctx.insert("day_total", &r.archive.days.len());
+    ctx.insert(
+        "busiest",
+        &insights::busiest_days(r.archive, r.views, base, BUSIEST * 2),
+    );
+    r.template("days.html", page, &ctx)
 }

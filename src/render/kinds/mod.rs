@@ -210,14 +210,20 @@ kinds! {
         reads: ARCHIVE,
         make: api_index,
     };
-    ApiPage(ApiPage) = ApiPage;
+    ApiPage(ArchivePage) = ArchivePage {
+        dir: routes::API_PAGE_DIR,
+        make: api_page,
+    };
     Compare(ComparePage) = ComparePage;
     Badge(ProviderFile) = ProviderFile {
         path: routes::badge_provider,
         make: provider_badge,
     };
     ComponentBadge(ComponentBadge) = ComponentBadge;
-    Badges(BadgesPage) = BadgesPage;
+    Badges(ArchivePage) = ArchivePage {
+        dir: routes::BADGES_DIR,
+        make: badges_page,
+    };
     Sitemap(SiteFile) = SiteFile {
         path: routes::SITEMAP,
         reads: SITEMAP,
@@ -257,7 +263,10 @@ kinds! {
     ProviderYear(ProviderYear) = ProviderYear;
     Component(ComponentPage) = ComponentPage;
     Day(DayPage) = DayPage;
-    DaysIndex(DaysIndex) = DaysIndex;
+    DaysIndex(ArchivePage) = ArchivePage {
+        dir: routes::DAYS_DIR,
+        make: days_index,
+    };
     Search(SearchPage) = SearchPage;
     SitemapPart(SitemapPart) = SitemapPart;
     ApiStats(ProviderFile) = ProviderFile {

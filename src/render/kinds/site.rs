@@ -273,19 +273,24 @@ pub(super) fn api_index(r: &Renderer) -> Vec<u8> {
     api::index(&r.config.base_url, &api_endpoints(r))
 }
 
-/// The page that says what the API holds: its endpoints, each with an example.
-pub(crate) struct ApiPage;
+/// A page that shows the archive as a whole, the only one of its kind (the days' calendar,
+/// the API page, the badges): in the sitemap, dated by the archive's newest update, and
+/// reading all of it. Written as data, like [`SiteFile`].
+pub(crate) struct ArchivePage {
+    /// Its folder: `days/`.
+    pub(super) dir: &'static str,
+    pub(super) make: fn(&Renderer, &Page) -> Result<Vec<u8>, Diagnostic>,
+}
 
-impl Kind for ApiPage {
+impl Kind for ArchivePage {
     type Key = ();
 
     fn plan(&self, _: &Planning, add: &mut dyn FnMut(String, ())) {
-        add(routes::API_PAGE.into(), ());
+        add(routes::page(self.dir), ());
     }
 
     const IN_SITEMAP: bool = true;
 
-    /// Its examples are the newest files of the archive.
     fn lastmod(&self, dates: &Dates, _: ()) -> Option<NaiveDate> {
         dates.newest
     }
@@ -295,19 +300,25 @@ impl Kind for ApiPage {
     }
 
     fn render(&self, r: &Renderer, page: &Page, _: ()) -> Result<Vec<u8>, Diagnostic> {
-        let mut ctx = r.html_context(
-            "api",
-            "JSON API",
-            format!(
-                "The {} as data: every file of its static JSON API, with an example of each.",
-                r.config.title
-            ),
-            routes::API_PAGE_DIR,
-            &FeedLinks::new(&r.config.base_url, ""),
-            "All incidents",
-        );
-        ctx.insert("endpoints", &api_endpoints(r));
-        ctx.insert("index_url", &r.config.base_url.url(routes::API_INDEX));
-        r.template("api.html", page, &ctx)
+        (self.make)(r, page)
     }
+}
+
+/// `api/`: the JSON API for people, each file with an example from the newest of the
+/// archive.
+pub(super) fn api_page(r: &Renderer, page: &Page) -> Result<Vec<u8>, Diagnostic> {
+    let mut ctx = r.html_context(
+        "api",
+        "JSON API",
+        format!(
+            "The {} as data: every file of its static JSON API, with an example of each.",
+            r.config.title
+        ),
+        routes::API_PAGE_DIR,
+        &FeedLinks::new(&r.config.base_url, ""),
+        "All incidents",
+    );
+    ctx.insert("endpoints", &api_endpoints(r));
+    ctx.insert("index_url", &r.config.base_url.url(routes::API_INDEX));
+    r.template("api.html", page, &ctx)
 }
