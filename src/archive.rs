@@ -11,7 +11,9 @@ use crate::content::Content;
 use crate::model::{Duration, Impact, Incident, ProviderInfo, Slug, Timestamp};
 use crate::numbers::{self, Period, Scope};
 
+mod lists;
 mod span;
+pub use lists::{ByImpact, ListOf, Lists, Split};
 use span::{Reach, shown, span};
 
 /// A typed position in one list, so an incident's index cannot be used for a provider,
@@ -79,6 +81,8 @@ pub struct Archive {
     pub years: Vec<i32>,
     /// The settings the archive was counted by.
     pub rules: Rules,
+    /// The incidents of each impact.
+    pub lists: Lists,
 }
 
 /// What the site's settings say about counting.
@@ -197,7 +201,9 @@ impl Archive {
             .collect();
         let places = places(&providers, incidents.len());
         let days = days(&incidents, &years);
+        let lists = Lists::new(&incidents, &providers);
         Archive {
+            lists,
             incidents,
             providers,
             places,
@@ -303,6 +309,7 @@ impl Archive {
         Some(Archive {
             places: places(&providers, incidents.len()),
             days: days(&incidents, &years),
+            lists: Lists::new(&incidents, &providers),
             incidents,
             providers,
             updated,

@@ -8,6 +8,8 @@
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
+use crate::model::Impact;
+
 /// The home page.
 pub const HOME: &str = "index.html";
 /// The page hosts serve for a path the site does not have.
@@ -223,6 +225,29 @@ pub fn component_page_dir(provider: &str, component: &str, n: usize) -> String {
     }
 }
 
+/// The folder of a list's incidents of one impact, named by the words status pages show
+/// for it: `major/` (major outages: `critical`), `partial/`, `degraded/`, `no-impact/`,
+/// `maintenance/`.
+pub fn impact_dir(impact: Impact) -> &'static str {
+    match impact {
+        Impact::Critical => "major/",
+        Impact::Major => "partial/",
+        Impact::Minor => "degraded/",
+        Impact::None => "no-impact/",
+        Impact::Maintenance => "maintenance/",
+    }
+}
+
+/// Page `n` (from 1) of the incidents of `impact` in the list whose folder is `dir`
+/// (`incidents/`, `github/`, `github/2024/`): `incidents/major/`, `github/major/page/2/`.
+pub fn filtered_dir(dir: &str, impact: Impact, n: usize) -> String {
+    let filtered = format!("{dir}{}", impact_dir(impact));
+    match n {
+        0 | 1 => filtered,
+        n => format!("{filtered}page/{n}/"),
+    }
+}
+
 /// Which incidents a feed carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FeedSet {
@@ -245,7 +270,7 @@ pub fn feed(dir: &str, format: FeedFormat) -> String {
 pub fn feed_dir(dir: &str, set: FeedSet) -> String {
     match set {
         FeedSet::All => dir.to_string(),
-        FeedSet::Major => format!("{dir}major/"),
+        FeedSet::Major => format!("{dir}{}", impact_dir(Impact::Critical)),
     }
 }
 
@@ -350,6 +375,20 @@ mod tests {
     fn the_first_page_of_a_list_is_its_folder() {
         assert_eq!(incidents_dir(1), "incidents/");
         assert_eq!(incidents_dir(3), "incidents/page/3/");
+    }
+
+    #[test]
+    fn a_list_of_one_impact_is_a_folder_of_the_list() {
+        assert_eq!(
+            filtered_dir("incidents/", Impact::Critical, 1),
+            "incidents/major/"
+        );
+        assert_eq!(
+            filtered_dir("github/2024/", Impact::Minor, 2),
+            "github/2024/degraded/page/2/"
+        );
+        // The major outages' feeds live beside their list.
+        assert_eq!(feed_dir("github/", FeedSet::Major), "github/major/");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use crate::model::Duration;
+use crate::model::{Duration, Impact};
 
 /// A length of time as pages show it, `0m` for none.
 pub fn length(duration: Duration) -> String {
@@ -110,6 +110,17 @@ pub fn month_label((year, month): (i32, u32)) -> String {
 /// `March` for 3 (months outside 1–12 wrap, never panic).
 pub fn month_name(month: u32) -> &'static str {
     MONTHS[(month as usize + 11) % 12]
+}
+
+/// What a list of one impact holds, as its heading says: `Major outages`.
+pub fn impact_heading(impact: Impact) -> &'static str {
+    match impact {
+        Impact::Critical => "Major outages",
+        Impact::Major => "Partial outages",
+        Impact::Minor => "Degraded performance",
+        Impact::None => "Incidents with no impact",
+        Impact::Maintenance => "Maintenance",
+    }
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ fn site() -> Site {
             "---\nname: Acme Cloud\nurl: https://acme.example\nstatus_page: https://status.acme.example\n---\n",
         ),
         (
-            "content/acme/partial.md",
+            "content/acme/partial-outage.md",
             "---\ntitle: API errors\nstarted: 2024-03-05T10:00:00Z\nresolved: 2024-03-05T11:40:00Z\n\
              impact: major\nid: ACME-1\ncomponents: [API, Dashboard]\nregions: [us, eu]\n---\n\
              ### 2024-03-05 10:00 UTC: investigating\nLooking.\n### 2024-03-05 11:40 UTC: resolved\nFixed.\n",
@@ -106,9 +106,9 @@ fn a_list_item_carries_every_fact_a_consumer_needs() {
     let provider = json(&site, "api/v1/acme.json");
     let incidents = &provider["incidents"];
     assert_eq!(
-        item(incidents, "partial"),
+        item(incidents, "partial-outage"),
         &json!({
-            "slug": "partial",
+            "slug": "partial-outage",
             "id": "ACME-1",
             "title": "API errors",
             "impact": "major",
@@ -121,8 +121,8 @@ fn a_list_item_carries_every_fact_a_consumer_needs() {
             "downtime_minutes": 30,
             "components": ["API", "Dashboard"],
             "regions": ["us", "eu"],
-            "url": format!("{BASE}acme/partial/"),
-            "api_url": format!("{BASE}api/v1/acme/partial.json"),
+            "url": format!("{BASE}acme/partial-outage/"),
+            "api_url": format!("{BASE}api/v1/acme/partial-outage.json"),
         }),
         "a partial outage counts 30 % of its 100 minutes"
     );
@@ -175,7 +175,7 @@ fn a_list_items_api_url_is_its_incident_file_which_begins_with_the_same_fields()
             assert_eq!(file["provider"], provider);
         }
     }
-    let partial = json(&site, "api/v1/acme/partial.json");
+    let partial = json(&site, "api/v1/acme/partial-outage.json");
     assert_eq!(partial["impact_label"], "Partial outage");
     assert_eq!(partial["downtime_minutes"], 30);
     assert_eq!(partial["provider_name"], "Acme Cloud");
@@ -200,7 +200,7 @@ fn every_json_feed_item_carries_the_outages_extension() {
         let items = feed["items"].as_array().unwrap();
         let partial = items
             .iter()
-            .find(|i| i["url"] == format!("{BASE}acme/partial/"))
+            .find(|i| i["url"] == format!("{BASE}acme/partial-outage/"))
             .unwrap_or_else(|| panic!("{path}: the partial outage"));
         assert_eq!(partial["_outages"], expected, "{path}");
         let burning = items
@@ -417,7 +417,7 @@ fn the_schemas_describe_the_shared_parts_once() {
     for (path, kind) in [
         ("api/v1/providers.json", Some("providers")),
         ("api/v1/acme.json", Some("provider")),
-        ("api/v1/acme/partial.json", Some("incident")),
+        ("api/v1/acme/partial-outage.json", Some("incident")),
         ("api/v1/acme/stats.json", Some("stats")),
         ("api/v1/acme/components.json", Some("components")),
         ("api/v1/days/2024-03-05.json", Some("day")),
@@ -484,7 +484,11 @@ fn the_schemas_of_files_not_yet_built_accept_their_documented_shape() {
     );
 
     let site = site();
-    let mut entry = item(&json(&site, "api/v1/acme.json")["incidents"], "partial").clone();
+    let mut entry = item(
+        &json(&site, "api/v1/acme.json")["incidents"],
+        "partial-outage",
+    )
+    .clone();
     entry["provider"] = json!("acme");
     entry["provider_name"] = json!("Acme Cloud");
     let day = json!({

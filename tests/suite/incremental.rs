@@ -829,3 +829,46 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
     let rendered = served.change(&[file]);
     assert!(rendered.iter().any(|p| p == "sitemap.xml"), "{rendered:?}");
 }
+
+#[test]
+fn a_retitled_incident_renders_the_page_of_its_impact_that_lists_it_and_no_other() {
+    let outage = |k: u32, title: &str, impact: &str| {
+        format!(
+            "---\ntitle: {title}\nstarted: 2024-01-01T{:02}:{:02}:00Z\nduration: 5m\nimpact: {impact}\n---\n",
+            k / 60,
+            k % 60
+        )
+    };
+    let mut files: Vec<(String, String)> = (0..120)
+        .map(|k| {
+            (
+                format!("content/acme/c{k}.md"),
+                outage(k, &format!("Down {k}"), "critical"),
+            )
+        })
+        .collect();
+    files.extend((200..205).map(|k| (format!("content/acme/m{k}.md"), outage(k, "Slow", "minor"))));
+    let fixture = Site::from_owned(&files);
+    let root = fixture.root().to_path_buf();
+    let mut served = Served::start(Options::new(&root));
+    // The oldest major outage: the last of the second page of major outages.
+    fixture.write(
+        "content/acme/c0.md",
+        &outage(0, "Down, renamed", "critical"),
+    );
+    let rendered = served.change(&[root.join("content/acme/c0.md")]);
+    for page in [
+        "incidents/major/page/2/index.html",
+        "acme/major/page/2/index.html",
+    ] {
+        assert!(rendered.iter().any(|p| p == page), "{page}: {rendered:?}");
+    }
+    for page in [
+        "incidents/major/index.html",
+        "acme/major/index.html",
+        "incidents/degraded/index.html",
+        "acme/degraded/index.html",
+    ] {
+        assert!(!rendered.iter().any(|p| p == page), "{page}: {rendered:?}");
+    }
+}

@@ -11,6 +11,7 @@ mod design;
 mod diagnostics;
 mod docs;
 mod feeds;
+mod filters;
 mod fuzz_regressions;
 mod golden;
 mod import;

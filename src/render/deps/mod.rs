@@ -11,8 +11,10 @@ use std::sync::Arc;
 use chrono::{Datelike, NaiveDate};
 use foldhash::{HashMap, HashSet};
 
-use crate::archive::{Archive, ComponentIx, IncidentIx, Provider, ProviderIx};
-use crate::model::{Incident, ProviderInfo, Slug, Timestamp};
+use crate::archive::{
+    Archive, ByImpact, ComponentIx, IncidentIx, ListOf, Provider, ProviderIx, Split,
+};
+use crate::model::{Impact, Incident, ProviderInfo, Slug, Timestamp};
 use crate::numbers;
 use crate::render::views::{IncidentViews, Views};
 
@@ -48,6 +50,11 @@ pub struct Reads {
     /// list shows them (title, times, impact, provider, duration; not the text of their
     /// updates), and the list's length and years.
     pub list: Option<(usize, usize)>,
+    /// The incidents at these positions (`start..end`) of the list of those of one impact,
+    /// every incident's or a provider's, as a list shows them.
+    pub impact_list: Option<(ListOf, Impact, usize, usize)>,
+    /// How many incidents of each impact a list has, every incident's or a provider's.
+    pub impact_counts: Option<ListOf>,
     /// Which pages the site has: the path of every one.
     pub pages: bool,
 }
@@ -64,6 +71,8 @@ impl Reads {
         days: None,
         archive: false,
         list: None,
+        impact_list: None,
+        impact_counts: None,
         pages: false,
     };
 }
@@ -112,6 +121,35 @@ pub(crate) struct ChangeSet {
     provider_parts: Vec<Parts>,
     /// The UTC days on which an incident was added, removed or changed.
     days: BTreeSet<NaiveDate>,
+    /// The lists of one impact: every incident's.
+    impact_lists: ImpactChanges,
+    /// By provider index in the new archive: its lists of one impact.
+    provider_impact_lists: Vec<ImpactChanges>,
+}
+
+/// What changed in a list split by impact.
+#[derive(Default)]
+struct ImpactChanges {
+    /// By impact, by position in its list: whether what the list shows there changed.
+    positions: ByImpact<Vec<bool>>,
+    /// How many incidents an impact has.
+    counts: bool,
+}
+
+impl ImpactChanges {
+    fn of(before: (&IncidentViews, &Split), after: (&IncidentViews, &Split)) -> ImpactChanges {
+        let ((old_views, old), (views, new)) = (before, after);
+        ImpactChanges {
+            positions: ByImpact::from_fn(|impact| {
+                let (old, new) = (old.get(impact), new.get(impact));
+                changed_positions(
+                    (old_views, old.iter().copied()),
+                    (views, new.iter().copied()),
+                )
+            }),
+            counts: old.counts() != new.counts(),
+        }
+    }
 }
 
 /// What a content change touched, from the site before it and after it: a pure function
@@ -143,7 +181,31 @@ pub(crate) fn changed(before: Snapshot, after: Snapshot) -> ChangeSet {
         provider_lists: provider_lists(before, after),
         provider_parts: provider_parts(old, new, moved, parts),
         days,
+        impact_lists: ImpactChanges::of(
+            (&before.views.incidents, &old.lists.all),
+            (&after.views.incidents, &new.lists.all),
+        ),
+        provider_impact_lists: provider_impact_lists(before, after),
     }
+}
+
+/// By provider of the new archive: what changed in its lists of one impact.
+fn provider_impact_lists(before: Snapshot, after: Snapshot) -> Vec<ImpactChanges> {
+    let empty = Split::default();
+    let old: HashMap<&str, &Split> = (before.archive.providers.iter())
+        .zip(&before.archive.lists.providers)
+        .map(|(p, split)| (p.slug.as_str(), split))
+        .collect();
+    (after.archive.providers.iter())
+        .zip(&after.archive.lists.providers)
+        .map(|(p, split)| {
+            let old = old.get(p.slug.as_str()).copied().unwrap_or(&empty);
+            ImpactChanges::of(
+                (&before.views.incidents, old),
+                (&after.views.incidents, split),
+            )
+        })
+        .collect()
 }
 
 /// By provider of the new archive: whether its list, its description, its name or one of
@@ -332,6 +394,8 @@ impl ChangeSet {
             days,
             archive: whole,
             list,
+            impact_list,
+            impact_counts,
             pages,
         } = reads;
         let within = |changed: &[bool], start: usize, end: usize| {
@@ -355,6 +419,22 @@ impl ChangeSet {
                     .is_some_and(|list| within(list, start, end))
             })
             || days.is_some_and(|(first, last)| self.days.range(first..=last).next().is_some())
+            || impact_list.is_some_and(|(of, impact, start, end)| {
+                self.impact_changes(of)
+                    .is_some_and(|changes| within(changes.positions.get(impact), start, end))
+            })
+            || impact_counts.is_some_and(|of| {
+                self.impact_changes(of)
+                    .is_some_and(|changes| changes.counts)
+            })
+    }
+
+    /// What changed in the lists of one impact of `of`.
+    fn impact_changes(&self, of: ListOf) -> Option<&ImpactChanges> {
+        match of {
+            ListOf::Every => Some(&self.impact_lists),
+            ListOf::Provider(p) => p.get(&self.provider_impact_lists),
+        }
     }
 }
 

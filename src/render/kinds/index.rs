@@ -79,7 +79,8 @@ impl Kind for IncidentIndex {
         let window = Paged::window(n);
         Reads {
             list: Some((window.start, window.end)),
-            ..TEMPLATED
+            templates: true,
+            ..chips_read(Listed::Every)
         }
     }
 
@@ -127,6 +128,7 @@ impl Kind for IncidentIndex {
         );
         ctx.insert("groups", &shown);
         ctx.insert("years", &years);
+        ctx.insert("filters", &chips(r, Listed::Every, None));
         ctx.insert(
             "pager",
             &Pager::new(n, paged, |n| base.path(&routes::incidents_dir(n))),

@@ -21,7 +21,7 @@ use crate::render::views::{
     self, FeedLinks, IMPACT_ORDER, IncidentView, PeriodView, ProviderView, StatsView, SummaryView,
     TimeView,
 };
-use crate::render::words::{by_name, month_label, thousands};
+use crate::render::words::{by_name, impact_heading, month_label, thousands};
 use crate::render::{
     Owner, Page, Renderer, Year, api, badges, feeds, hosting, insights, llms, sitemap,
 };
@@ -31,6 +31,7 @@ mod badge;
 mod compare;
 mod data;
 mod days;
+mod filtered;
 mod home;
 mod incident;
 mod index;
@@ -41,6 +42,7 @@ use badge::*;
 use compare::*;
 use data::*;
 use days::*;
+use filtered::*;
 use home::*;
 use incident::*;
 use index::*;
@@ -260,6 +262,7 @@ kinds! {
         make: redirects,
     };
     IncidentIndex(IncidentIndex) = IncidentIndex;
+    ImpactList(ImpactList) = ImpactList;
     ProviderYear(ProviderYear) = ProviderYear;
     Component(ComponentPage) = ComponentPage;
     Day(DayPage) = DayPage;

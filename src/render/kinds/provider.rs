@@ -62,6 +62,7 @@ impl Kind for ProviderPage {
         ctx.insert("part", &false);
         ctx.insert("through", &r.archive.through.map(TimeView::new));
         ctx.insert("years", &year_links(r, i));
+        ctx.insert("filters", &chips(r, Listed::Provider(i), None));
         ctx.insert("components", &component_links(r, i));
         ctx.insert(
             "recent",
@@ -82,7 +83,11 @@ pub(crate) struct ProviderYear;
 
 /// The incidents of a list (newest first) that started in `year`: one run of it, found by
 /// two binary searches.
-fn year_run(list: &[IncidentIx], year: i32, started: impl Fn(&IncidentIx) -> i32) -> &[IncidentIx] {
+pub(super) fn year_run(
+    list: &[IncidentIx],
+    year: i32,
+    started: impl Fn(&IncidentIx) -> i32,
+) -> &[IncidentIx] {
     let from = list.partition_point(|x| started(x) > year);
     let to = list.partition_point(|x| started(x) >= year);
     &list[from..to.max(from)]
@@ -191,6 +196,7 @@ impl Kind for ProviderYear {
         ctx.insert("period", &period);
         ctx.insert("incidents", &incidents);
         ctx.insert("years", &years);
+        ctx.insert("filters", &chips(r, Listed::Year(i, year), None));
         // The year's charts and calendar are on its first page.
         if n == 1 {
             insert_charts(&mut ctx, r, i, Some(year), &[year]);

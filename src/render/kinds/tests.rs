@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::archive::ListOf;
 use crate::site::{Options, Site};
 
 /// Every page of the sample site, matched by a `match` that names every kind: a new kind
@@ -113,8 +114,31 @@ fn each_kinds_pages_read_what_their_keys_name() {
                 reads
                     == Reads {
                         list: Some((window.start, window.end)),
+                        impact_counts: Some(ListOf::Every),
                         ..TEMPLATED
                     }
+            }
+            What::ImpactList(key) => {
+                let window = Paged::window(key.number);
+                let list = |of| {
+                    reads
+                        == Reads {
+                            impact_list: Some((of, key.impact, window.start, window.end)),
+                            impact_counts: Some(of),
+                            ..TEMPLATED
+                        }
+                };
+                match key.list {
+                    Listed::Every => list(ListOf::Every),
+                    Listed::Provider(p) => list(ListOf::Provider(p)),
+                    Listed::Year(p, year) => {
+                        reads
+                            == Reads {
+                                provider_part: Some((p, Part::Year(year))),
+                                ..TEMPLATED
+                            }
+                    }
+                }
             }
             What::Day(date) => {
                 reads.templates
@@ -133,5 +157,5 @@ fn each_kinds_pages_read_what_their_keys_name() {
         assert!(fine, "`{}` ({:?}) reads {reads:?}", page.path, page.what);
     }
     // The sample site has a page of nearly every kind (no CNAME, nor a sitemap in parts).
-    assert!(seen.len() >= 23, "{seen:?}");
+    assert!(seen.len() >= 24, "{seen:?}");
 }
