@@ -34,7 +34,8 @@ pub const HEADERS: &str = "_headers";
 pub const REDIRECTS: &str = "_redirects";
 
 /// The suffixes of `--precompress`'s copies of a file, gzip's then brotli's:
-/// `style.css.gz`, `style.css.br`. No page of the site ends in one.
+/// `style.css.gz`, `style.css.br`. No page of the site ends in one but the data files
+/// (`incidents-2024.jsonl.gz`), gzip files of their own with no uncompressed twin.
 pub const PRECOMPRESSED: [&str; 2] = [".gz", ".br"];
 
 /// The paths of `path`'s precompressed copies.
@@ -55,6 +56,42 @@ pub const API_PROVIDERS: &str = "api/v1/providers.json";
 pub const API_INDEX: &str = "api/v1/index.json";
 /// The folder of the page that says what the API holds, for people.
 pub const API_PAGE_DIR: &str = "api/";
+
+/// The whole archive as files to download, and the page that says what they hold.
+pub const DATA_DIR: &str = "data/";
+
+/// The JSON Schemas of a row of the data files.
+pub const DATA_INCIDENT_SCHEMA: &str = "data/incident.schema.json";
+pub const DATA_UPDATE_SCHEMA: &str = "data/update.schema.json";
+
+/// The files of the archive as data, one of each per year the incidents started in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DataFile {
+    /// An incident a line, as JSON, gzipped.
+    IncidentsJsonl,
+    /// An incident a row.
+    IncidentsCsv,
+    /// An update a line, as JSON, gzipped.
+    UpdatesJsonl,
+}
+
+impl DataFile {
+    pub const ALL: [DataFile; 3] = [
+        DataFile::IncidentsJsonl,
+        DataFile::IncidentsCsv,
+        DataFile::UpdatesJsonl,
+    ];
+}
+
+/// One year's data file: `data/incidents-2024.jsonl.gz`, `data/incidents-2024.csv`,
+/// `data/updates-2024.jsonl.gz`.
+pub fn data_file(year: i32, file: DataFile) -> String {
+    match file {
+        DataFile::IncidentsJsonl => format!("{DATA_DIR}incidents-{year}.jsonl.gz"),
+        DataFile::IncidentsCsv => format!("{DATA_DIR}incidents-{year}.csv"),
+        DataFile::UpdatesJsonl => format!("{DATA_DIR}updates-{year}.jsonl.gz"),
+    }
+}
 
 /// The badges, and the page that lists them.
 pub const BADGES_DIR: &str = "badges/";

@@ -76,12 +76,20 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str], search: bool) -> Vec<u8> 
             );
         }
     }
-    // The API and the badges are for other sites: any origin may fetch them (CORS) and
-    // embed a badge; the pages keep `frame-ancestors 'none'`.
+    // The API, the data and the badges are for other sites: any origin may fetch them
+    // (CORS) and embed a badge; the pages keep `frame-ancestors 'none'`.
     rule(
         format!("{root}{}*", routes::API_DIR),
         &[
             ("Content-Type", "application/json; charset=utf-8"),
+            ("Cache-Control", SHORT),
+            ("Access-Control-Allow-Origin", "*"),
+        ],
+    );
+    // The archive as data: for notebooks and scripts on any origin.
+    rule(
+        format!("{root}{}*", routes::DATA_DIR),
+        &[
             ("Cache-Control", SHORT),
             ("Access-Control-Allow-Origin", "*"),
         ],

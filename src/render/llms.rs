@@ -47,6 +47,11 @@ pub(crate) fn llms_txt(about: &About, providers: &[ProviderView]) -> Vec<u8> {
     );
     let _ = writeln!(
         out,
+        "- [Downloads]({}): every incident and update, a JSON Lines and a CSV file per year",
+        base.url(routes::DATA_DIR)
+    );
+    let _ = writeln!(
+        out,
         "- [Providers]({}): every provider with its counts and the link to its incidents, as JSON",
         base.url(routes::API_PROVIDERS)
     );

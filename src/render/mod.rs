@@ -6,6 +6,7 @@ pub(crate) mod badges;
 pub(crate) mod balance;
 pub(crate) mod charts;
 pub(crate) mod deps;
+pub(crate) mod exports;
 pub(crate) mod feeds;
 pub(crate) mod hosting;
 mod insights;

@@ -69,7 +69,7 @@ fn counts_are_plural_only_when_they_are() {
     let output = site.run(&["check"]);
     let out = String::from_utf8_lossy(&output.stdout);
     assert!(
-        out.starts_with("checked 1 incident from 1 provider: 14 pages"),
+        out.starts_with("checked 1 incident from 1 provider: 15 pages"),
         "{out}"
     );
 }

@@ -776,6 +776,8 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "api/v1/index.json",
             "api/v1/providers.json",
             "badges/index.html",
+            "data/index.html",
+            "data/updates-2024.jsonl.gz",
             "days/index.html",
             "feed.json",
             "feed.xml",
@@ -789,7 +791,7 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "providers/index.html",
             "rss.xml",
         ],
-        "new text: the incident, its data, the feeds that carry its text, and no list or number (the provider's API file and the sitemap show none of it)"
+        "new text: the incident, its data, its year's updates file, the feeds that carry its text, and no list or number (the provider's API file and the sitemap show none of it)"
     );
 
     fixture.write("content/acme/a.md", &with_component("A", 6, 3));

@@ -59,7 +59,7 @@ fn llms_txt_names_each_provider_as_text_and_links_its_data() {
     assert_eq!(headings, ["# Outage Archive", "## Data", "## Providers"]);
     let links = markdown_links(&text);
     assert!(links.iter().all(|url| url.starts_with(BASE)), "{links:?}");
-    assert_eq!(links.len(), 4 + 2 * 3, "{links:?}");
+    assert_eq!(links.len(), 5 + 2 * 3, "{links:?}");
     // The name reads back whole, as the link's text.
     let mut in_link = false;
     let mut names = Vec::new();

@@ -7,6 +7,7 @@ mod api;
 mod badges;
 mod build;
 mod cache;
+mod data;
 mod design;
 mod diagnostics;
 mod docs;

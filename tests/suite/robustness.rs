@@ -407,10 +407,11 @@ fn dates_far_apart_cost_the_years_that_hold_incidents_not_every_year_between() {
     let warning = message_at(&far, &err, "content/acme/old.md", " warning");
     assert!(warning.contains("starts on 0001-01-01"), "{warning}");
     assert!(!err.contains("new.md"), "the newest is the archive: {err}");
-    // A site of two incidents: the same few dozen files as any, not 142 MB.
+    // A site of two incidents: the same few dozen files as any, not 142 MB (the data
+    // files are three per year that holds an incident).
     let (files, bytes) = size(&far);
     assert!(
-        files < 80 && bytes < 2_000_000,
+        files < 90 && bytes < 2_000_000,
         "{files} files, {bytes} bytes"
     );
     let calendars = far.html("days/index.html");

@@ -163,8 +163,9 @@ fn hostile_content_leaves_no_trace_in_pages_feeds_or_api() {
     for (path, bytes) in &readable {
         let text = String::from_utf8_lossy(bytes);
         let lower = text.to_ascii_lowercase();
-        // The index's records are data, read by the script above as text.
-        let index_data = path.starts_with("pagefind/");
+        // The index's records are data, read by the script above as text; so are the rows
+        // of a CSV file, which hosts serve as `text/csv`, with `nosniff` (`_headers`).
+        let index_data = path.starts_with("pagefind/") || path.ends_with(".csv");
         // Raw bytes, whatever the file type: no markup from content and no script URL.
         // (Handler text such as `onerror=` may remain as escaped, inert text of a title;
         // the structural scan below proves no element carries one.)

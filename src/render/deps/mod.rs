@@ -50,6 +50,9 @@ pub struct Reads {
     /// list shows them (title, times, impact, provider, duration; not the text of their
     /// updates), and the list's length and years.
     pub list: Option<(usize, usize)>,
+    /// The incidents at these positions (`start..end`) of the list of every incident, in
+    /// full: the text of their updates too.
+    pub texts: Option<(usize, usize)>,
     /// The incidents at these positions (`start..end`) of the list of those of one impact,
     /// every incident's or a provider's, as a list shows them.
     pub impact_list: Option<(ListOf, Impact, usize, usize)>,
@@ -71,6 +74,7 @@ impl Reads {
         days: None,
         archive: false,
         list: None,
+        texts: None,
         impact_list: None,
         impact_counts: None,
         pages: false,
@@ -394,6 +398,7 @@ impl ChangeSet {
             days,
             archive: whole,
             list,
+            texts,
             impact_list,
             impact_counts,
             pages,
@@ -419,6 +424,7 @@ impl ChangeSet {
                     .is_some_and(|list| within(list, start, end))
             })
             || days.is_some_and(|(first, last)| self.days.range(first..=last).next().is_some())
+            || texts.is_some_and(|(start, end)| within(&self.fresh, start, end))
             || impact_list.is_some_and(|(of, impact, start, end)| {
                 self.impact_changes(of)
                     .is_some_and(|changes| within(changes.positions.get(impact), start, end))

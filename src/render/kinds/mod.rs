@@ -31,6 +31,7 @@ mod badge;
 mod compare;
 mod data;
 mod days;
+mod export;
 mod filtered;
 mod home;
 mod incident;
@@ -42,6 +43,7 @@ use badge::*;
 use compare::*;
 use data::*;
 use days::*;
+use export::*;
 use filtered::*;
 use home::*;
 use incident::*;
@@ -281,6 +283,21 @@ kinds! {
         make: api_components,
     };
     ApiDay(ApiDay) = ApiDay;
+    Data(DataExport) = DataExport;
+    DataPage(ArchivePage) = ArchivePage {
+        dir: routes::DATA_DIR,
+        make: data_page,
+    };
+    DataIncidentSchema(SiteFile) = SiteFile {
+        path: routes::DATA_INCIDENT_SCHEMA,
+        reads: NOTHING,
+        make: |_| crate::render::exports::incident_schema(),
+    };
+    DataUpdateSchema(SiteFile) = SiteFile {
+        path: routes::DATA_UPDATE_SCHEMA,
+        reads: NOTHING,
+        make: |_| crate::render::exports::update_schema(),
+    };
 }
 
 /// What a kind plans its pages from.

@@ -30,9 +30,28 @@ fn each_kinds_pages_read_what_their_keys_name() {
             | What::DaysIndex(())
             | What::ApiPage(())
             | What::Compare(_)
-            | What::Badges(()) => reads == TEMPLATED_ARCHIVE,
+            | What::Badges(())
+            | What::DataPage(()) => reads == TEMPLATED_ARCHIVE,
             What::NotFound(()) | What::Search(()) => reads == TEMPLATED,
-            What::Cname(()) | What::Robots(()) | What::NoJekyll(()) => reads == NOTHING,
+            What::Cname(())
+            | What::Robots(())
+            | What::NoJekyll(())
+            | What::DataIncidentSchema(())
+            | What::DataUpdateSchema(()) => reads == NOTHING,
+            What::Data(key) => {
+                // The year's run of the list of every incident; the updates' text too.
+                let run = year_positions(archive, key.year);
+                let list = Some((run.start, run.end));
+                let texts =
+                    (key.file == routes::DataFile::UpdatesJsonl).then_some((run.start, run.end));
+                !run.is_empty()
+                    && reads
+                        == Reads {
+                            list,
+                            texts,
+                            ..NOTHING
+                        }
+            }
             What::ApiProviders(())
             | What::Redirects(())
             | What::LlmsTxt(())
@@ -157,5 +176,5 @@ fn each_kinds_pages_read_what_their_keys_name() {
         assert!(fine, "`{}` ({:?}) reads {reads:?}", page.path, page.what);
     }
     // The sample site has a page of nearly every kind (no CNAME, nor a sitemap in parts).
-    assert!(seen.len() >= 24, "{seen:?}");
+    assert!(seen.len() >= 28, "{seen:?}");
 }

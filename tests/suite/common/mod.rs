@@ -118,12 +118,22 @@ pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// The files of a built site as a browser reads them: the search index's data (Pagefind's
-/// `.pf_*` files) decompressed, and Pagefind's own code (its scripts and WebAssembly) left
+/// `.pf_*` files) and the data files' JSON Lines decompressed, and Pagefind's own code (its scripts and WebAssembly) left
 /// out, as nothing of content is in it.
 pub fn readable(files: &BTreeMap<String, Vec<u8>>) -> Vec<(String, Vec<u8>)> {
     files
         .iter()
         .filter_map(|(path, bytes)| {
+            // The data files' JSON Lines are gzipped: what matters is their text.
+            if path.starts_with("data/") && path.ends_with(".jsonl.gz") {
+                let mut text = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::GzDecoder::new(&bytes[..]),
+                    &mut text,
+                )
+                .unwrap_or_else(|e| panic!("{path} is not gzip: {e}"));
+                return Some((path.clone(), text));
+            }
             let Some(name) = path.strip_prefix("pagefind/") else {
                 return Some((path.clone(), bytes.clone()));
             };
