@@ -249,6 +249,14 @@ pub fn provider_year_page_dir(provider: &str, year: i32, n: usize) -> String {
     }
 }
 
+/// A provider's maintenance windows as an iCalendar file: `lightstep/maintenance.ics`.
+pub fn maintenance_calendar(provider: &str) -> String {
+    format!("{provider}/{MAINTENANCE_CALENDAR}")
+}
+
+/// The name of a provider's maintenance calendar in its folder.
+pub const MAINTENANCE_CALENDAR: &str = "maintenance.ics";
+
 /// A provider's component: `lightstep/components/us-dashboards/`.
 pub fn component_dir(provider: &str, component: &str) -> String {
     format!("{provider}/components/{component}/")

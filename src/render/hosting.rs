@@ -76,6 +76,13 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str], search: bool) -> Vec<u8> 
             );
         }
     }
+    rule(
+        format!("{root}*/{}", routes::MAINTENANCE_CALENDAR),
+        &[
+            ("Content-Type", "text/calendar; charset=utf-8"),
+            ("Cache-Control", SHORT),
+        ],
+    );
     // The API, the data and the badges are for other sites: any origin may fetch them
     // (CORS) and embed a badge; the pages keep `frame-ancestors 'none'`.
     rule(

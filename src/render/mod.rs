@@ -9,6 +9,7 @@ pub(crate) mod deps;
 pub(crate) mod exports;
 pub(crate) mod feeds;
 pub(crate) mod hosting;
+pub(crate) mod ics;
 mod insights;
 pub(crate) mod kinds;
 mod llms;

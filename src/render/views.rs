@@ -462,6 +462,8 @@ pub struct ProviderView {
     pub description_html: String,
     pub stats: StatsView,
     pub feeds: FeedLinks,
+    /// Its maintenance windows as an iCalendar file.
+    pub calendar: String,
     pub incident_count: usize,
 }
 
@@ -797,6 +799,7 @@ fn provider_view(provider: &Provider, incidents: &IncidentViews, base: &BaseUrl)
                 .then(|| base.path(&routes::provider_year_dir(provider.slug.as_str(), year)))
         }),
         feeds: FeedLinks::new(base, &dir),
+        calendar: base.path(&routes::maintenance_calendar(provider.slug.as_str())),
         incident_count: provider.incidents.len(),
     }
 }

@@ -182,3 +182,93 @@ fn major_outage_feeds_carry_only_major_outages_newest_first() {
         .collect();
     assert!(footer.contains(&"/s/major/feed.xml"), "{footer:?}");
 }
+
+#[test]
+fn a_providers_maintenance_calendar_holds_its_windows_for_calendar_apps() {
+    let site = Site::new(&[
+        (
+            "content/acme/upgrade.md",
+            "---\ntitle: \"Database upgrade; phase 1, east\\nEND:VEVENT\\nBEGIN:VEVENT\"\nstarted: 2024-03-05T22:00:00Z\nresolved: 2024-03-06T01:30:00Z\nimpact: maintenance\n---\n",
+        ),
+        (
+            "content/acme/scheduled.md",
+            "---\ntitle: Network maintenance\nstarted: 2024-04-01T02:00:00Z\nimpact: maintenance\n---\n### 2024-03-20 09:00 UTC: scheduled\nWe will move the routers.\n",
+        ),
+        (
+            "content/acme/outage.md",
+            &crate::common::incident("API down", "2024-03-05T14:00:00Z"),
+        ),
+        (
+            "content/beta/outage.md",
+            &crate::common::incident("Beta down", "2024-03-05T14:00:00Z"),
+        ),
+    ]);
+    site.build(&[]);
+    let parse = |path: &str| {
+        let text = site.read(path);
+        // RFC 5545: CRLF line ends, no line over 75 octets.
+        assert!(text.ends_with("\r\n") && !text.replace("\r\n", "").contains('\n'));
+        assert!(text.split("\r\n").all(|line| line.len() <= 75), "{text}");
+        let mut calendars: Vec<ical::parser::ical::component::IcalCalendar> =
+            ical::IcalParser::new(std::io::BufReader::new(text.as_bytes()))
+                .map(|c| c.unwrap_or_else(|e| panic!("{path}: {e}")))
+                .collect();
+        assert_eq!(calendars.len(), 1, "{path}");
+        calendars.remove(0)
+    };
+    let value = |props: &[ical::property::Property], name: &str| {
+        props
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(|p| p.value.clone())
+    };
+    let calendar = parse("acme/maintenance.ics");
+    assert_eq!(
+        value(&calendar.properties, "X-WR-CALNAME").as_deref(),
+        Some("acme: maintenance")
+    );
+    // The two maintenance windows, newest first; no outage, and no event a title made.
+    let events: Vec<_> = calendar.events.iter().map(|e| &e.properties).collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(
+        value(events[0], "SUMMARY").as_deref(),
+        Some("Network maintenance")
+    );
+    assert_eq!(
+        value(events[0], "DTSTART").as_deref(),
+        Some("20240401T020000Z")
+    );
+    assert_eq!(value(events[0], "DTEND"), None, "not over yet: no end");
+    assert_eq!(
+        value(events[1], "SUMMARY").as_deref(),
+        Some("Database upgrade\\; phase 1\\, east\\nEND:VEVENT\\nBEGIN:VEVENT")
+    );
+    assert_eq!(
+        value(events[1], "DTSTART").as_deref(),
+        Some("20240305T220000Z")
+    );
+    assert_eq!(
+        value(events[1], "DTEND").as_deref(),
+        Some("20240306T013000Z")
+    );
+    assert_eq!(
+        value(events[1], "URL").as_deref(),
+        Some("http://127.0.0.1:1111/acme/upgrade/"),
+        "the page, absolute"
+    );
+    for event in &events {
+        for required in ["UID", "DTSTAMP", "DTSTART"] {
+            assert!(value(event, required).is_some(), "{required}: {event:?}");
+        }
+    }
+    assert_ne!(value(events[0], "UID"), value(events[1], "UID"));
+    // A provider without maintenance has the calendar all the same, to subscribe to early.
+    assert!(parse("beta/maintenance.ics").events.is_empty());
+    let page = site.html("acme/index.html");
+    let links: Vec<&str> = crate::common::select(&page, "a")
+        .iter()
+        .filter_map(|a| a.value().attr("href"))
+        .filter(|href| href.ends_with(".ics"))
+        .collect();
+    assert_eq!(links, ["/acme/maintenance.ics"]);
+}

@@ -108,10 +108,11 @@ fn files_the_build_did_not_write_are_kept() {
     let index = tree(&out);
     let again = build_into(&site, &out);
     // Its page, feeds (all and major outages), year page, API files (provider, stats,
-    // components, incident) and badge, and the search index's files that held it.
+    // components, incident), badge and maintenance calendar, and the search index's files
+    // that held it.
     let search = search_files_gone(&index, &out);
     assert!(
-        again.contains(&format!(" {} removed", 14 + search)),
+        again.contains(&format!(" {} removed", 15 + search)),
         "the provider's pages: {again}"
     );
     assert_eq!(

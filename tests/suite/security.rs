@@ -164,8 +164,10 @@ fn hostile_content_leaves_no_trace_in_pages_feeds_or_api() {
         let text = String::from_utf8_lossy(bytes);
         let lower = text.to_ascii_lowercase();
         // The index's records are data, read by the script above as text; so are the rows
-        // of a CSV file, which hosts serve as `text/csv`, with `nosniff` (`_headers`).
-        let index_data = path.starts_with("pagefind/") || path.ends_with(".csv");
+        // of a CSV file and the events of a calendar, which hosts serve as `text/csv` and
+        // `text/calendar`, with `nosniff` (`_headers`).
+        let index_data =
+            path.starts_with("pagefind/") || path.ends_with(".csv") || path.ends_with(".ics");
         // Raw bytes, whatever the file type: no markup from content and no script URL.
         // (Handler text such as `onerror=` may remain as escaped, inert text of a title;
         // the structural scan below proves no element carries one.)

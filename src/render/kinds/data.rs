@@ -164,6 +164,14 @@ impl Kind for ProviderFile {
     }
 }
 
+/// `<provider>/maintenance.ics`: its maintenance windows, newest first.
+pub(super) fn maintenance_calendar(r: &Renderer, i: ProviderIx) -> Vec<u8> {
+    let windows = (r.archive.lists.of(crate::archive::ListOf::Provider(i)))
+        .map_or(&[][..], |split| split.get(Impact::Maintenance));
+    let events: Vec<&IncidentView> = windows.iter().map(|&x| &*r.views.incidents[x]).collect();
+    crate::render::ics::maintenances(&r.views.providers[i].reference.name, &events)
+}
+
 /// `api/v1/<provider>.json`: the provider and its incidents.
 pub(super) fn api_provider(r: &Renderer, i: ProviderIx) -> Vec<u8> {
     let incidents: Vec<&IncidentView> = r.archive.providers[i]

@@ -224,6 +224,10 @@ kinds! {
         make: provider_badge,
     };
     ComponentBadge(ComponentBadge) = ComponentBadge;
+    MaintenanceCalendar(ProviderFile) = ProviderFile {
+        path: routes::maintenance_calendar,
+        make: maintenance_calendar,
+    };
     Badges(ArchivePage) = ArchivePage {
         dir: routes::BADGES_DIR,
         make: badges_page,

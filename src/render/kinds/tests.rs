@@ -81,7 +81,11 @@ fn each_kinds_pages_read_what_their_keys_name() {
                         ..NOTHING
                     }
             }
-            What::ApiProvider(p) | What::ApiStats(p) | What::ApiComponents(p) | What::Badge(p) => {
+            What::ApiProvider(p)
+            | What::ApiStats(p)
+            | What::ApiComponents(p)
+            | What::Badge(p)
+            | What::MaintenanceCalendar(p) => {
                 reads
                     == Reads {
                         provider_part: Some((p, Part::All)),
@@ -176,5 +180,5 @@ fn each_kinds_pages_read_what_their_keys_name() {
         assert!(fine, "`{}` ({:?}) reads {reads:?}", page.path, page.what);
     }
     // The sample site has a page of nearly every kind (no CNAME, nor a sitemap in parts).
-    assert!(seen.len() >= 28, "{seen:?}");
+    assert!(seen.len() >= 29, "{seen:?}");
 }
