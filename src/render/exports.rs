@@ -1,7 +1,7 @@
 //! The archive as files to download: a year's incidents as JSON Lines and CSV, and its
 //! updates as JSON Lines, for analysts and agents who want the whole record at once rather
-//! than a file per incident. The JSON Lines are gzipped (an eighth of their size: the
-//! updates' text repeats what the API holds), the CSV is not, for spreadsheets.
+//! than a file per incident. The JSON Lines are gzipped (a sixth of their size on a real
+//! archive: the updates' text repeats what the API holds), the CSV is not, for spreadsheets.
 
 use serde::Serialize;
 
@@ -93,29 +93,29 @@ pub const CSV_COLUMNS: [&str; 14] = [
 /// `incidents-<year>.csv` (RFC 4180: a header row, fields quoted where they must be,
 /// lines ending in CRLF). Components and regions are joined by `; `.
 pub fn incidents_csv(incidents: &[&IncidentView]) -> Vec<u8> {
+    use Cell::{Ours, Theirs};
     let mut out = String::new();
-    let header = CSV_COLUMNS.map(|name| Cell::Ours(name.to_string()));
-    row(&mut out, &header);
+    row(&mut out, &CSV_COLUMNS.map(|name| Ours(name.into())));
     for incident in incidents {
         let s = &incident.summary;
-        let optional = |value: Option<String>| Cell::Ours(value.unwrap_or_default());
+        let or_empty = |value: Option<String>| Ours(value.unwrap_or_default().into());
         row(
             &mut out,
             &[
-                Cell::Ours(s.provider.slug.clone()),
-                Cell::Theirs(s.provider.name.clone()),
-                Cell::Theirs(incident.id.clone().unwrap_or_default()),
-                Cell::Ours(incident.slug.clone()),
-                Cell::Theirs(s.title.clone()),
-                Cell::Ours(s.impact.keyword.to_string()),
-                Cell::Ours(s.started.iso.clone()),
-                optional(s.resolved.as_ref().map(|t| t.iso.clone())),
-                Cell::Ours(s.ongoing.to_string()),
-                optional(incident.duration_seconds.map(|d| d.to_string())),
-                Cell::Ours(api::minutes(s.downtime_seconds).to_string()),
-                Cell::Theirs(incident.components.join("; ")),
-                Cell::Theirs(incident.regions.join("; ")),
-                Cell::Ours(s.url.clone()),
+                Ours(s.provider.slug.as_str().into()),
+                Theirs(&s.provider.name),
+                Theirs(incident.id.as_deref().unwrap_or_default()),
+                Ours(incident.slug.as_str().into()),
+                Theirs(&s.title),
+                Ours(s.impact.keyword.into()),
+                Ours(s.started.iso.as_str().into()),
+                Ours(s.resolved.as_ref().map_or("", |t| t.iso.as_str()).into()),
+                Ours(s.ongoing.to_string().into()),
+                or_empty(incident.duration_seconds.map(|d| d.to_string())),
+                Ours(api::minutes(s.downtime_seconds).to_string().into()),
+                Theirs(&incident.components.join("; ")),
+                Theirs(&incident.regions.join("; ")),
+                Ours(s.url.as_str().into()),
             ],
         );
     }
@@ -123,9 +123,9 @@ pub fn incidents_csv(incidents: &[&IncidentView]) -> Vec<u8> {
 }
 
 /// A field of the CSV: written by the archive, or text a status page chose.
-enum Cell {
-    Ours(String),
-    Theirs(String),
+enum Cell<'a> {
+    Ours(std::borrow::Cow<'a, str>),
+    Theirs(&'a str),
 }
 
 fn row(out: &mut String, cells: &[Cell]) {
@@ -133,20 +133,22 @@ fn row(out: &mut String, cells: &[Cell]) {
         if n > 0 {
             out.push(',');
         }
-        let text = match cell {
+        let (text, formula) = match cell {
+            Cell::Ours(text) => (&**text, false),
             // A spreadsheet runs a cell that begins like a formula (CSV injection): text
             // from a status page that does gets a `'` first, which spreadsheets hide.
-            Cell::Theirs(text) if text.starts_with(['=', '+', '-', '@', '\t', '\r']) => {
-                format!("'{text}")
-            }
-            Cell::Theirs(text) | Cell::Ours(text) => text.clone(),
+            Cell::Theirs(text) => (*text, text.starts_with(['=', '+', '-', '@', '\t', '\r'])),
         };
-        if text.contains([',', '"', '\n', '\r']) {
+        let quote = text.contains([',', '"', '\n', '\r']);
+        if quote {
             out.push('"');
-            out.push_str(&text.replace('"', "\"\""));
+        }
+        if formula {
+            out.push('\'');
+        }
+        out.push_str(&text.replace('"', "\"\""));
+        if quote {
             out.push('"');
-        } else {
-            out.push_str(&text);
         }
     }
     out.push_str("\r\n");
@@ -156,34 +158,46 @@ fn row(out: &mut String, cells: &[Cell]) {
 /// the fields both carry.
 const API_INCIDENT_SCHEMA: &str = include_str!("../../schemas/incident.schema.json");
 
-/// A schema of rows, made of parts of the API's incident schema: its `$defs`, and these
-/// `properties` (each a name and the schema of the value), all required, no other field.
-fn row_schema(title: &str, item: bool, properties: Vec<(&str, serde_json::Value)>) -> Vec<u8> {
+/// The API's incident schema, parsed (it is the crate's own file: the data tests validate
+/// every line against what is made of it).
+fn api_schema() -> serde_json::Value {
+    serde_json::from_str(API_INCIDENT_SCHEMA).unwrap_or_default()
+}
+
+/// A schema of rows: these `properties` (each a name and the schema of the value), all
+/// required, no other field; with `defs`, the API's `$defs` and its list item's fields too.
+fn row_schema(
+    title: &str,
+    defs: Option<&serde_json::Value>,
+    properties: Vec<(&str, serde_json::Value)>,
+) -> Vec<u8> {
     use serde_json::{Map, Value, json};
-    let api: Value = serde_json::from_str(API_INCIDENT_SCHEMA).unwrap_or_default();
     let required: Vec<&str> = properties.iter().map(|(name, _)| *name).collect();
+    let properties: Map<String, Value> = (properties.into_iter())
+        .map(|(name, value)| (name.to_string(), value))
+        .collect();
     let mut schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": title,
         "type": "object",
-        "properties": Value::Object(properties.iter().map(|(n, v)| (n.to_string(), v.clone())).collect::<Map<_, _>>()),
+        "properties": properties,
         "required": required,
         "unevaluatedProperties": false,
     });
-    if item {
+    if let Some(defs) = defs {
         schema["$ref"] = json!("#/$defs/item");
-        schema["$defs"] = api["$defs"].clone();
+        schema["$defs"] = defs.clone();
     }
     api::to_json(&schema)
 }
 
 /// `data/incident.schema.json`: a line of `incidents-<year>.jsonl.gz`.
 pub fn incident_schema() -> Vec<u8> {
-    let api: serde_json::Value = serde_json::from_str(API_INCIDENT_SCHEMA).unwrap_or_default();
+    let api = api_schema();
     let property = |name: &str| api["properties"][name].clone();
     row_schema(
         "data/incidents-<year>.jsonl.gz: one incident a line",
-        true,
+        Some(&api["$defs"]),
         vec![
             ("provider", property("provider")),
             ("provider_name", property("provider_name")),
@@ -193,8 +207,7 @@ pub fn incident_schema() -> Vec<u8> {
 
 /// `data/update.schema.json`: a line of `updates-<year>.jsonl.gz`.
 pub fn update_schema() -> Vec<u8> {
-    use serde_json::json;
-    let api: serde_json::Value = serde_json::from_str(API_INCIDENT_SCHEMA).unwrap_or_default();
+    let api = api_schema();
     let update = &api["properties"]["updates"]["items"]["properties"];
     let mut properties = vec![
         ("provider", api["properties"]["provider"].clone()),
@@ -202,14 +215,17 @@ pub fn update_schema() -> Vec<u8> {
             "incident",
             api["$defs"]["item"]["properties"]["slug"].clone(),
         ),
-        ("incident_url", json!({"type": "string", "format": "uri"})),
+        (
+            "incident_url",
+            serde_json::json!({"type": "string", "format": "uri"}),
+        ),
     ];
     for name in ["at", "status", "html", "url"] {
         properties.push((name, update[name].clone()));
     }
     row_schema(
         "data/updates-<year>.jsonl.gz: one update a line",
-        false,
+        None,
         properties,
     )
 }
@@ -229,16 +245,13 @@ mod tests {
         assert_eq!(
             csv(&[
                 Cell::Ours("a".into()),
-                Cell::Theirs("say \"hi\", twice".into()),
-                Cell::Theirs("line\nbreak".into())
+                Cell::Theirs("say \"hi\", twice"),
+                Cell::Theirs("line\nbreak")
             ]),
             "a,\"say \"\"hi\"\", twice\",\"line\nbreak\"\r\n"
         );
         assert_eq!(
-            csv(&[
-                Cell::Theirs("=HYPERLINK(\"x\")".into()),
-                Cell::Theirs("-1".into())
-            ]),
+            csv(&[Cell::Theirs("=HYPERLINK(\"x\")"), Cell::Theirs("-1")]),
             "\"'=HYPERLINK(\"\"x\"\")\",'-1\r\n"
         );
         // The archive's own values are never changed: a negative number stays one.

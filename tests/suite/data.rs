@@ -6,27 +6,26 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::common::{Site, select};
+use crate::common::{Site, select, stderr};
 
 const BASE: &str = "https://example.com/archive/";
 
-/// The sample archive, built under a sub-path.
+/// The sample archive of this repository, built under a sub-path into a temp folder.
 fn sample() -> Site {
     let site = Site::new(&[]);
-    for entry in walkdir::WalkDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/content")) {
-        let entry = entry.unwrap();
-        if entry.file_type().is_file() {
-            let relative = entry
-                .path()
-                .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-                .unwrap();
-            site.write_bytes(
-                &relative.to_string_lossy(),
-                &std::fs::read(entry.path()).unwrap(),
-            );
-        }
-    }
-    site.build(&["--base-url", BASE]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_outages"))
+        .args([
+            "build",
+            "--root",
+            env!("CARGO_MANIFEST_DIR"),
+            "--base-url",
+            BASE,
+        ])
+        .arg("--output")
+        .arg(site.path("public"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
     site
 }
 

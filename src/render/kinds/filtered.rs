@@ -37,15 +37,19 @@ impl Listed {
         }
     }
 
-    /// The list's incidents of `impact`, newest first.
-    fn incidents(self, archive: &Archive, impact: Impact) -> &[IncidentIx] {
-        let of = match self {
+    /// The list the archive splits by impact that holds this one's incidents.
+    fn split(self) -> ListOf {
+        match self {
             Listed::Every => ListOf::Every,
             Listed::Provider(p) | Listed::Year(p, _) => ListOf::Provider(p),
-        };
+        }
+    }
+
+    /// The list's incidents of `impact`, newest first.
+    fn incidents(self, archive: &Archive, impact: Impact) -> &[IncidentIx] {
         let list = archive
             .lists
-            .of(of)
+            .of(self.split())
             .map_or(&[][..], |split| split.get(impact));
         match self {
             Listed::Year(_, year) => year_run(list, year, |&i| archive.incidents[i].started.year()),
@@ -115,18 +119,14 @@ pub(super) fn chips(r: &Renderer, list: Listed, current: Option<Impact>) -> Vec<
     std::iter::once(whole).chain(filtered).collect()
 }
 
-/// What the chips of a list read: how many incidents of each impact it has.
+/// What the chips of a list read: how many incidents of each impact it has. A year's page
+/// reads its every incident as a list shows them, impacts and all.
 pub(super) fn chips_read(list: Listed) -> Reads {
     match list {
-        Listed::Every => Reads {
-            impact_counts: Some(ListOf::Every),
+        Listed::Every | Listed::Provider(_) => Reads {
+            impact_counts: Some(list.split()),
             ..NOTHING
         },
-        Listed::Provider(p) => Reads {
-            impact_counts: Some(ListOf::Provider(p)),
-            ..NOTHING
-        },
-        // A year's page reads its every incident as a list shows them, impacts and all.
         Listed::Year(p, year) => Reads {
             provider_part: Some((p, Part::Year(year))),
             ..NOTHING
@@ -175,20 +175,14 @@ impl Kind for ImpactList {
 
     fn reads(&self, _: &Archive, key: FilterPage) -> Reads {
         let window = Paged::window(key.number);
-        let of = match key.list {
-            Listed::Every => ListOf::Every,
-            Listed::Provider(p) => ListOf::Provider(p),
-            // Its incidents are the year's, which the chips read already.
-            Listed::Year(..) => {
-                return Reads {
-                    templates: true,
-                    ..chips_read(key.list)
-                };
-            }
+        // A year's incidents are its page's, which its chips read already.
+        let impact_list = match key.list {
+            Listed::Year(..) => None,
+            list => Some((list.split(), key.impact, window.start, window.end)),
         };
         Reads {
             templates: true,
-            impact_list: Some((of, key.impact, window.start, window.end)),
+            impact_list,
             ..chips_read(key.list)
         }
     }

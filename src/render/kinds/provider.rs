@@ -81,16 +81,21 @@ impl Kind for ProviderPage {
 /// its incidents 100 a page.
 pub(crate) struct ProviderYear;
 
-/// The incidents of a list (newest first) that started in `year`: one run of it, found by
-/// two binary searches.
-pub(super) fn year_run(
-    list: &[IncidentIx],
+/// The items of a list (newest first) that started in `year`: one run of it, found by two
+/// binary searches.
+pub(super) fn year_run<T>(list: &[T], year: i32, started: impl Fn(&T) -> i32) -> &[T] {
+    &list[year_positions(list, year, started)]
+}
+
+/// Where [`year_run`] is in the list.
+pub(super) fn year_positions<T>(
+    list: &[T],
     year: i32,
-    started: impl Fn(&IncidentIx) -> i32,
-) -> &[IncidentIx] {
+    started: impl Fn(&T) -> i32,
+) -> std::ops::Range<usize> {
     let from = list.partition_point(|x| started(x) > year);
     let to = list.partition_point(|x| started(x) >= year);
-    &list[from..to.max(from)]
+    from..to.max(from)
 }
 
 /// A page of a provider's year: the provider, the year, and the page's number, from 1.

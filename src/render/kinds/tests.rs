@@ -40,7 +40,7 @@ fn each_kinds_pages_read_what_their_keys_name() {
             | What::DataUpdateSchema(()) => reads == NOTHING,
             What::Data(key) => {
                 // The year's run of the list of every incident; the updates' text too.
-                let run = year_positions(archive, key.year);
+                let run = year_of(archive, key.year);
                 let list = Some((run.start, run.end));
                 let texts =
                     (key.file == routes::DataFile::UpdatesJsonl).then_some((run.start, run.end));
