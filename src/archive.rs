@@ -111,6 +111,8 @@ pub struct Provider {
     /// Its incidents, newest first.
     pub incidents: Vec<IncidentIx>,
     pub stats: Stats,
+    /// How it told of its outages, over all of them.
+    pub communication: numbers::Communication,
     /// The years in which an incident started, newest first.
     pub years: Vec<i32>,
     /// By slug.
@@ -433,6 +435,7 @@ impl Provider {
         };
         Provider {
             stats: Stats::of(incidents, &list, reach, coverage, Some(parts)),
+            communication: numbers::Communication::of(list.iter().map(|&i| &*incidents[i])),
             components,
             slug,
             name,
@@ -467,6 +470,7 @@ impl Provider {
             info: self.info.clone(),
             incidents: list,
             stats: self.stats.moved(to)?,
+            communication: self.communication.clone(),
             years: self.years.clone(),
             components,
         })

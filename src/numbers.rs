@@ -7,6 +7,10 @@ use chrono::{Datelike, NaiveDate, TimeZone, Utc};
 
 use crate::model::{Duration, Impact, Incident, Timestamp};
 
+mod communication;
+
+pub use communication::{BIN_EDGES, Communication, Distribution};
+
 /// How much of an incident's time counts as downtime, in thousandths: a major outage
 /// (`critical`) all of it, a partial outage (`major`) 30 %, the rule Atlassian Statuspage
 /// and Instatus use; degraded performance, no impact and maintenance none.

@@ -38,6 +38,11 @@ impl Duration {
         Duration(seconds.max(0))
     }
 
+    /// A duration of whole minutes (for constants).
+    pub const fn from_minutes(minutes: i64) -> Duration {
+        Duration(minutes.saturating_mul(60))
+    }
+
     /// A duration of whole days (for constants; at most ten years of them).
     pub const fn from_days(days: i64) -> Duration {
         Duration(days.saturating_mul(86_400))

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::config::BaseUrl;
+use crate::numbers;
 use crate::render::views::{IncidentView, PeriodView, ProviderView, StatsView, UpdateView};
 use crate::routes;
 
@@ -268,13 +269,65 @@ fn year_numbers(years: &[PeriodView]) -> Vec<PeriodNumbers<'_>> {
         .collect()
 }
 
+/// How the communication numbers are counted, as `stats.json` states it.
+pub const TELLING_RULE: &str = "Of the incidents other than maintenance. first_update: from the start to the first update, of those whose record starts before it; start_is_first_update_count counts those whose record starts at the first update, for which the wait is not recorded. update_gap: each incident's median time between consecutive updates up to its resolution, of those with two or more. Incidents posted after the fact (resolved the instant they started) are in neither. Each bin counts from from_seconds (included) to to_seconds (excluded; null: no end).";
+
+#[derive(Serialize)]
+struct BinNumbers {
+    from_seconds: i64,
+    to_seconds: Option<i64>,
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct DistributionNumbers {
+    count: usize,
+    median_seconds: Option<i64>,
+    bins: Vec<BinNumbers>,
+}
+
+impl DistributionNumbers {
+    fn of(d: &numbers::Distribution) -> DistributionNumbers {
+        let edges = numbers::BIN_EDGES;
+        let ends = edges
+            .iter()
+            .skip(1)
+            .map(|e| Some(e.seconds()))
+            .chain([None]);
+        DistributionNumbers {
+            count: d.count(),
+            median_seconds: d.median.map(|m| m.seconds()),
+            bins: (edges.iter().zip(ends).zip(d.bins))
+                .map(|((from, to_seconds), count)| BinNumbers {
+                    from_seconds: from.seconds(),
+                    to_seconds,
+                    count,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// How a provider told of its outages, for `stats.json`.
+#[derive(Serialize)]
+struct TellingNumbers {
+    rule: &'static str,
+    outage_count: usize,
+    first_update: DistributionNumbers,
+    start_is_first_update_count: usize,
+    update_gap: DistributionNumbers,
+    after_the_fact_count: usize,
+    postmortem_count: usize,
+}
+
 /// `api/v1/<provider>/stats.json`: its numbers over all time, the last 12
 /// months, each year (newest first) and each month (oldest first), as `(year, month,
-/// period)`.
+/// period)`, and how it told of its outages.
 pub fn stats(
     provider: &ProviderView,
     months: &[((i32, u32), PeriodView)],
     through: Option<&str>,
+    told: &numbers::Communication,
 ) -> Vec<u8> {
     #[derive(Serialize)]
     struct Doc<'a> {
@@ -287,6 +340,7 @@ pub fn stats(
         last_12_months: PeriodNumbers<'a>,
         years: Vec<PeriodNumbers<'a>>,
         months: Vec<PeriodNumbers<'a>>,
+        communication: TellingNumbers,
     }
     let stats = &provider.stats;
     to_json(&Doc {
@@ -305,6 +359,15 @@ pub fn stats(
                 ..period_numbers(period)
             })
             .collect(),
+        communication: TellingNumbers {
+            rule: TELLING_RULE,
+            outage_count: told.outages,
+            first_update: DistributionNumbers::of(&told.first_update),
+            start_is_first_update_count: told.start_is_first_update,
+            update_gap: DistributionNumbers::of(&told.update_gap),
+            after_the_fact_count: told.after_the_fact,
+            postmortem_count: told.postmortems,
+        },
     })
 }
 

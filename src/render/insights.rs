@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::archive::{Archive, Component, Day, IncidentIx, Provider, Stats};
 use crate::config::BaseUrl;
 use crate::diagnostics::count;
-use crate::model::{Impact, Incident};
+use crate::model::{Duration, Impact, Incident};
 use crate::numbers;
 use crate::render::charts::{self, DayCell, MonthCount, MonthDowntime, Shade, TimelineBar};
 use crate::render::views::{self, IMPACT_ORDER, SummaryView, Views};
@@ -654,4 +654,136 @@ pub fn same_time<'a>(
         })
         .collect();
     (list, total)
+}
+
+/// A share of a provider's outages, as its page writes it.
+#[derive(Serialize)]
+pub struct Share {
+    pub count: usize,
+    /// "7 %", "under 1 %" for some but fewer than half a percent.
+    pub percent: String,
+}
+
+impl Share {
+    fn of(count: usize, total: usize) -> Share {
+        let percent = match (count * 100 + total / 2).checked_div(total) {
+            Some(0) if count > 0 => "under 1\u{a0}%".to_string(),
+            Some(p) => format!("{p}\u{a0}%"),
+            None => "—".to_string(),
+        };
+        Share { count, percent }
+    }
+}
+
+/// One distribution of how a provider told: its median and its bins as a chart.
+#[derive(Serialize)]
+pub struct Told {
+    /// How many outages it counts.
+    pub count: usize,
+    pub median: Option<String>,
+    pub svg: String,
+}
+
+/// What a provider's page shows of how it told of its outages.
+#[derive(Serialize)]
+pub struct Telling {
+    pub outages: usize,
+    pub first_update: Told,
+    /// Outages whose record starts at their first update.
+    pub start_is_first_update: usize,
+    pub update_gap: Told,
+    pub after_the_fact: Share,
+    pub postmortems: Share,
+}
+
+/// `5–15 min`, `1–3 h`, `1 day +`: the bins of [`numbers::BIN_EDGES`] as their labels,
+/// each in the unit of its lower edge (of its upper one for the first).
+pub fn bin_labels() -> Vec<String> {
+    let scale = |d: Duration| match d.seconds() {
+        s if s < 3_600 => (60, "min"),
+        s if s < 86_400 => (3_600, "h"),
+        _ => (86_400, "day"),
+    };
+    let edges = numbers::BIN_EDGES;
+    (edges
+        .iter()
+        .zip(edges.iter().skip(1).map(Some).chain([None])))
+    .map(|(&from, to)| match to {
+        None => {
+            let (unit, name) = scale(from);
+            format!("{} {name} +", from.seconds() / unit)
+        }
+        Some(&to) => {
+            let (unit, name) = scale(if from.seconds() == 0 { to } else { from });
+            format!("{}–{} {name}", from.seconds() / unit, to.seconds() / unit)
+        }
+    })
+    .collect()
+}
+
+/// How `provider` told of its outages, charts with ids starting `id`; `None` with no
+/// outage.
+pub fn telling(provider: &Provider, id: &str) -> Option<Telling> {
+    let told = &provider.communication;
+    if told.outages == 0 {
+        return None;
+    }
+    let labels = bin_labels();
+    let chart = |d: &numbers::Distribution, suffix: &str, title: &str| Told {
+        count: d.count(),
+        median: d.median.map(words::length),
+        svg: charts::histogram(
+            &format!("{id}-{suffix}"),
+            title,
+            "outages",
+            &(labels.iter().zip(d.bins))
+                .map(|(label, count)| charts::Bin {
+                    label: label.clone(),
+                    count,
+                })
+                .collect::<Vec<_>>(),
+        ),
+    };
+    Some(Telling {
+        outages: told.outages,
+        first_update: chart(
+            &told.first_update,
+            "first",
+            &format!(
+                "{}: time from an outage's start to its first update",
+                provider.name
+            ),
+        ),
+        start_is_first_update: told.start_is_first_update,
+        update_gap: chart(
+            &told.update_gap,
+            "gap",
+            &format!(
+                "{}: each outage's median time between updates",
+                provider.name
+            ),
+        ),
+        after_the_fact: Share::of(told.after_the_fact, told.outages),
+        postmortems: Share::of(told.postmortems, told.outages),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bins_read_in_the_unit_of_their_edges() {
+        assert_eq!(
+            super::bin_labels(),
+            [
+                "0–5 min",
+                "5–15 min",
+                "15–30 min",
+                "30–60 min",
+                "1–3 h",
+                "3–12 h",
+                "12–24 h",
+                "1 day +"
+            ]
+        );
+    }
 }

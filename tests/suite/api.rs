@@ -456,8 +456,26 @@ fn the_schemas_of_files_not_yet_built_accept_their_documented_shape() {
         "through": "2026-03-01T10:00:00Z", "rule": "critical 100 %, major 30 %",
         "all_time": period, "last_12_months": with("mttr_seconds", Value::Null),
         "years": [with("year", json!(2024))], "months": [with("month", json!("2024-03"))],
+        "communication": {
+            "rule": "medians and bins", "outage_count": 2,
+            "first_update": {"count": 0, "median_seconds": null, "bins": [
+                {"from_seconds": 0, "to_seconds": 300, "count": 0},
+                {"from_seconds": 86_400, "to_seconds": null, "count": 0},
+            ]},
+            "start_is_first_update_count": 2,
+            "update_gap": {"count": 1, "median_seconds": 600, "bins": [
+                {"from_seconds": 300, "to_seconds": 900, "count": 1},
+            ]},
+            "after_the_fact_count": 0, "postmortem_count": 1,
+        },
     });
     assert_eq!(errors(&validator("stats"), &stats), Vec::<String>::new());
+    let mut bad = stats.clone();
+    bad["communication"]["update_gap"]["median_seconds"] = json!(-1);
+    assert!(
+        !errors(&validator("stats"), &bad).is_empty(),
+        "a median is never negative"
+    );
     let mut bad = stats.clone();
     bad["months"][0]["month"] = json!("2024-13");
     assert!(!errors(&validator("stats"), &bad).is_empty(), "a month");

@@ -281,10 +281,15 @@ mod oracle {
             id: bool,
             /// None, `API`, `Web UI`, or `api` (the slug of `API`: one component).
             component: usize,
+            /// Its updates: one at its start; a second at 11:15; or the first at 10:20 and
+            /// the second at 11:15 (how it was told changes, the latest update does not).
+            told: usize,
         },
         Delete(usize),
         /// Adds a line to the text of incident `k`'s last update: nothing a list shows.
         Text(usize),
+        /// Moves incident `k`'s first update between 10:00 and 10:20: how it was told.
+        Retime(usize),
         /// Renames incident `k`'s file in its folder (a new slug).
         Rename(usize),
         /// A file that does not build; a later write of it fixes it.
@@ -310,14 +315,15 @@ mod oracle {
     }
 
     /// Edits of every kind, incidents starting `back` years before their updates.
-    fn edit_starting(back: impl Strategy<Value = i32>) -> impl Strategy<Value = Edit> {
+    fn edit_starting(back: impl Strategy<Value = i32> + 'static) -> impl Strategy<Value = Edit> {
         prop_oneof![
-            4 => (0..INCIDENTS, 0..PROVIDERS.len(), 0..3usize, 1..28u32, 0..2usize, back, 0..3usize, 0..5usize, any::<bool>(), any::<bool>(), 0..4usize)
-                .prop_map(|(k, provider, title, day, year, back, resolved, impact, alias, id, component)| Edit::Write {
-                    k, provider, title, day, year, back, resolved, impact, alias, id, component,
+            4 => (0..INCIDENTS, 0..PROVIDERS.len(), 0..3usize, 1..28u32, 0..2usize, back, 0..3usize, 0..5usize, any::<bool>(), any::<bool>(), 0..4usize, 0..3usize)
+                .prop_map(|(k, provider, title, day, year, back, resolved, impact, alias, id, component, told)| Edit::Write {
+                    k, provider, title, day, year, back, resolved, impact, alias, id, component, told,
                 }),
             1 => (0..INCIDENTS).prop_map(Edit::Delete),
             1 => (0..INCIDENTS).prop_map(Edit::Text),
+            1 => (0..INCIDENTS).prop_map(Edit::Retime),
             1 => (0..INCIDENTS).prop_map(Edit::Rename),
             1 => (0..INCIDENTS).prop_map(Edit::Break),
             1 => (0..PROVIDERS.len(), proptest::option::of(0..2usize))
@@ -390,6 +396,7 @@ mod oracle {
                     alias,
                     id,
                     component,
+                    told,
                 } => {
                     let title = ["Outage", "API errors", "Slow \"builds\" <b>"][title];
                     let impact = ["none", "minor", "major", "critical", "maintenance"][impact];
@@ -414,9 +421,15 @@ mod oracle {
                     if id {
                         front.push_str(&format!("id: ID-{k}\n"));
                     }
-                    let text = format!(
-                        "{front}---\nSummary of {k}.\n\n### {year}-03-{day:02} 10:00 UTC: investigating\nLooking.\n"
+                    let first = ["10:00", "10:00", "10:20"][told];
+                    let mut text = format!(
+                        "{front}---\nSummary of {k}.\n\n### {year}-03-{day:02} {first} UTC: investigating\nLooking.\n"
                     );
+                    if told > 0 {
+                        text.push_str(&format!(
+                            "### {year}-03-{day:02} 11:15 UTC: identified\nFound it.\n"
+                        ));
+                    }
                     self.put(k, provider, &text)
                 }
                 Edit::Delete(k) => match self.files[k].take() {
@@ -430,6 +443,19 @@ mod oracle {
                     Some(file) => {
                         let text = std::fs::read_to_string(self.path(&file)).unwrap();
                         self.fixture.write(&file, &format!("{text}More news.\n"));
+                        vec![self.path(&file)]
+                    }
+                    None => Vec::new(),
+                },
+                Edit::Retime(k) => match self.files[k].clone() {
+                    Some(file) => {
+                        let text = std::fs::read_to_string(self.path(&file)).unwrap();
+                        let (early, late) = (" 10:00 UTC: inv", " 10:20 UTC: inv");
+                        let text = match text.contains(early) {
+                            true => text.replacen(early, late, 1),
+                            false => text.replacen(late, early, 1),
+                        };
+                        self.fixture.write(&file, &text);
                         vec![self.path(&file)]
                     }
                     None => Vec::new(),

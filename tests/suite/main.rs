@@ -29,5 +29,6 @@ mod search;
 mod security;
 mod serve;
 mod sync;
+mod telling;
 mod truth;
 mod writers;

@@ -1,5 +1,6 @@
 //! Inline SVG charts for the default theme, hand-rolled, no JavaScript: incidents and
-//! downtime per month, a year's calendar of days and one day's 24-hour timeline.
+//! downtime per month, a year's calendar of days, one day's 24-hour timeline, the 90 days'
+//! strips and a distribution's bins.
 //!
 //! Each function returns one `<svg>` element as a string, ready to go into a page as is;
 //! the day's timeline, whose labels wrap to the card's width, is HTML rows around small
@@ -16,6 +17,7 @@ use chrono::{Datelike, NaiveDate};
 use crate::model::{Duration, Impact};
 
 mod calendar;
+mod histogram;
 mod months;
 mod strip;
 #[cfg(test)]
@@ -23,6 +25,7 @@ mod tests;
 mod timeline;
 
 pub use calendar::calendar;
+pub use histogram::{Bin, histogram};
 pub use months::{downtime_per_month, incidents_per_month};
 pub use strip::day_strip;
 pub use timeline::day_timeline;

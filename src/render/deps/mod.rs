@@ -58,6 +58,9 @@ pub struct Reads {
     pub impact_list: Option<(ListOf, Impact, usize, usize)>,
     /// How many incidents of each impact a list has, every incident's or a provider's.
     pub impact_counts: Option<ListOf>,
+    /// How one provider told of its outages (the times of their updates, which have a
+    /// postmortem): its [`Communication`](numbers::Communication).
+    pub communication: Option<ProviderIx>,
     /// Which pages the site has: the path of every one.
     pub pages: bool,
 }
@@ -77,6 +80,7 @@ impl Reads {
         texts: None,
         impact_list: None,
         impact_counts: None,
+        communication: None,
         pages: false,
     };
 }
@@ -129,6 +133,8 @@ pub(crate) struct ChangeSet {
     impact_lists: ImpactChanges,
     /// By provider index in the new archive: its lists of one impact.
     provider_impact_lists: Vec<ImpactChanges>,
+    /// By provider index in the new archive: whether how it told of its outages changed.
+    communication: Vec<bool>,
 }
 
 /// What changed in a list split by impact.
@@ -190,7 +196,18 @@ pub(crate) fn changed(before: Snapshot, after: Snapshot) -> ChangeSet {
             (&after.views.incidents, &new.lists.all),
         ),
         provider_impact_lists: provider_impact_lists(before, after),
+        communication: communication_changed(old, new),
     }
+}
+
+/// By provider of the new archive: whether its [`numbers::Communication`] changed.
+fn communication_changed(old: &Archive, new: &Archive) -> Vec<bool> {
+    let before: HashMap<&str, &numbers::Communication> = (old.providers.iter())
+        .map(|p| (p.slug.as_str(), &p.communication))
+        .collect();
+    (new.providers.iter())
+        .map(|p| before.get(p.slug.as_str()) != Some(&&p.communication))
+        .collect()
 }
 
 /// By provider of the new archive: what changed in its lists of one impact.
@@ -401,6 +418,7 @@ impl ChangeSet {
             texts,
             impact_list,
             impact_counts,
+            communication,
             pages,
         } = reads;
         let within = |changed: &[bool], start: usize, end: usize| {
@@ -433,6 +451,7 @@ impl ChangeSet {
                 self.impact_changes(of)
                     .is_some_and(|changes| changes.counts)
             })
+            || communication.is_some_and(|p| p.get(&self.communication).is_some_and(|&c| c))
     }
 
     /// What changed in the lists of one impact of `of`.

@@ -137,6 +137,8 @@ impl Kind for ApiDay {
 pub(crate) struct ProviderFile {
     pub(super) path: fn(&str) -> String,
     pub(super) make: fn(&Renderer, ProviderIx) -> Vec<u8>,
+    /// Whether it also says how the provider told of its outages.
+    pub(super) told: bool,
 }
 
 impl Kind for ProviderFile {
@@ -151,6 +153,7 @@ impl Kind for ProviderFile {
     fn reads(&self, _: &Archive, i: ProviderIx) -> Reads {
         Reads {
             provider_part: Some((i, Part::All)),
+            communication: self.told.then_some(i),
             ..NOTHING
         }
     }
@@ -191,7 +194,12 @@ pub(super) fn api_stats(r: &Renderer, i: ProviderIx) -> Vec<u8> {
         .map(|(month, period)| (*month, PeriodView::new(month_label(*month), period, None)))
         .collect();
     let through = r.archive.through.map(|t| TimeView::new(t).iso);
-    api::stats(&r.views.providers[i], &months, through.as_deref())
+    api::stats(
+        &r.views.providers[i],
+        &months,
+        through.as_deref(),
+        &r.archive.providers[i].communication,
+    )
 }
 
 /// `api/v1/<provider>/components.json`: its components, each with its page.

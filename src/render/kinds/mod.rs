@@ -197,6 +197,7 @@ kinds! {
     ApiProvider(ProviderFile) = ProviderFile {
         path: routes::api_provider,
         make: api_provider,
+        told: false,
     };
     ApiIncident(ApiIncident) = ApiIncident;
     Cname(Cname) = Cname;
@@ -222,11 +223,13 @@ kinds! {
     Badge(ProviderFile) = ProviderFile {
         path: routes::badge_provider,
         make: provider_badge,
+        told: false,
     };
     ComponentBadge(ComponentBadge) = ComponentBadge;
     MaintenanceCalendar(ProviderFile) = ProviderFile {
         path: routes::maintenance_calendar,
         make: maintenance_calendar,
+        told: false,
     };
     Badges(ArchivePage) = ArchivePage {
         dir: routes::BADGES_DIR,
@@ -281,10 +284,12 @@ kinds! {
     ApiStats(ProviderFile) = ProviderFile {
         path: routes::api_stats,
         make: api_stats,
+        told: true,
     };
     ApiComponents(ProviderFile) = ProviderFile {
         path: routes::api_components,
         make: api_components,
+        told: false,
     };
     ApiDay(ApiDay) = ApiDay;
     Data(DataExport) = DataExport;

@@ -23,6 +23,7 @@ impl Kind for ProviderPage {
     fn reads(&self, _: &Archive, i: ProviderIx) -> Reads {
         Reads {
             provider_part: Some((i, Part::All)),
+            communication: Some(i),
             ..TEMPLATED
         }
     }
@@ -69,6 +70,7 @@ impl Kind for ProviderPage {
             &insights::recent(r.archive, &r.config.base_url, source),
         );
         insert_charts(&mut ctx, r, i, None, calendar_years);
+        ctx.insert("telling", &insights::telling(source, "told"));
         r.template("provider.html", page, &ctx)
     }
 

@@ -72,7 +72,10 @@ fn each_kinds_pages_read_what_their_keys_name() {
                     }
             }
             What::Provider(p) => {
-                reads.templates && provider_part(p, Part::All) && reads.provider.is_none()
+                reads.templates
+                    && provider_part(p, Part::All)
+                    && reads.provider.is_none()
+                    && reads.communication == Some(p)
             }
             What::ComponentBadge((p, c)) => {
                 reads
@@ -81,8 +84,15 @@ fn each_kinds_pages_read_what_their_keys_name() {
                         ..NOTHING
                     }
             }
+            What::ApiStats(p) => {
+                reads
+                    == Reads {
+                        provider_part: Some((p, Part::All)),
+                        communication: Some(p),
+                        ..NOTHING
+                    }
+            }
             What::ApiProvider(p)
-            | What::ApiStats(p)
             | What::ApiComponents(p)
             | What::Badge(p)
             | What::MaintenanceCalendar(p) => {
