@@ -29,16 +29,12 @@ finds it (the index keeps text as it is), and its title shows as that text, no e
 of it. Prints one line and exits non-zero on any failure.
 """
 
-import functools
-import http.server
 import json
-import socketserver
 import sys
-import threading
 import urllib.parse
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import browser
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException
@@ -48,43 +44,6 @@ RARE = "normalisation"  # only in Edgewise's postmortem of 27 September 2024
 RARE_INCIDENT = "edgewise-cdn/2024-09-27-global-edge-outage/"
 RARE_SHARD = "2024"
 COMMON = "investigating"
-
-
-def policies(root, base):
-    """Each `_headers` pattern's Content-Security-Policy, most specific last."""
-    rules, pattern = [], None
-    for line in open(f"{root}{base}_headers", encoding="utf-8"):
-        if line.startswith("/"):
-            pattern = line.strip()
-        elif line.strip().startswith("Content-Security-Policy:"):
-            rules.append((pattern, line.split(":", 1)[1].strip()))
-    return rules
-
-
-def policy_for(path, rules):
-    found = None
-    for pattern, policy in rules:
-        prefix = pattern.rstrip("*")
-        if path == pattern or (pattern.endswith("*") and path.startswith(prefix)):
-            found = policy  # the later, more specific rule replaces (Netlify's reading)
-    return found
-
-
-def start(chromedriver, root, base):
-    """The site served with its `_headers` policies, and a browser."""
-    Handler.rules = policies(root, base)
-    handler = functools.partial(Handler, directory=root)
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    site = f"http://127.0.0.1:{server.server_address[1]}{base}"
-    options = webdriver.ChromeOptions()
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    return server, site, driver, WebDriverWait(driver, 20)
 
 
 def main_hostile(chromedriver, root):
@@ -107,10 +66,7 @@ def report(what, problems, done):
     print(f"search in Chromium ({what}): {done}")
 
 
-class Handler(http.server.SimpleHTTPRequestHandler):
-    rules = []
-    # Every path asked for, in order.
-    asked = []
+class Handler(browser.Handler):
     # How many incidents a search reads at once, in place of the build's (`shards.json`).
     reach = None
 
@@ -129,17 +85,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
     def end_headers(self):
-        Handler.asked.append(urllib.parse.urlsplit(self.path).path)
-        policy = policy_for(urllib.parse.urlsplit(self.path).path, self.rules)
-        if policy:
-            self.send_header("Content-Security-Policy", policy)
         if self.path.endswith("/pagefind/shards.json"):
             # Never from the browser's cache: `reach` changes what it says.
             self.send_header("Cache-Control", "no-store")
         super().end_headers()
 
-    def log_message(self, *args):
-        pass
+
+def start(chromedriver, root, base):
+    return browser.start(chromedriver, root, base, Handler)
 
 
 HOSTILE_TITLE = "<img src=x onerror=\"document.title='pwned'\"> AT&T <b>outage</b>"

@@ -7,11 +7,13 @@ use std::fmt::Write as _;
 use crate::config::BaseUrl;
 use crate::routes::{self, FeedFormat};
 
-/// What the default theme needs, and nothing more: no scripts, styles and images from the
-/// site itself (images in incident text may come from anywhere over https), and forms
-/// only to the site (the header's search box).
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; \
-     font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/// What the default theme needs, and nothing more: scripts, styles and images from the
+/// site itself (its script shows times in the reader's zone; images in incident text may
+/// come from anywhere over https), nothing inline, and forms only to the site (the
+/// header's search box).
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' https: data:; font-src 'self'; base-uri 'none'; form-action 'self'; \
+     frame-ancestors 'none'";
 
 /// The search page's, the one page with a script: the theme's own and Pagefind's, which
 /// compiles its WebAssembly (`wasm-unsafe-eval`, not `unsafe-eval`), fetches the index and

@@ -654,6 +654,59 @@ fn theme_assets_carry_a_hash_of_their_bytes_and_pages_link_them() {
     );
 }
 
+#[test]
+fn every_page_loads_the_script_of_local_times_and_keeps_utc_in_its_text() {
+    let moved =
+        incident("A", "2024-03-05T14:00:00Z").replacen("---\n", "---\naliases: [/old/a/]\n", 1);
+    let site = Site::new(&[("content/acme/a.md", &moved)]);
+    site.build(&["--base-url", "https://user.github.io/repo/"]);
+    let pages: Vec<String> = tree(&site.path("public"))
+        .into_keys()
+        .filter(|path| path.ends_with(".html"))
+        .collect();
+    assert!(pages.len() > 10, "{pages:?}");
+    let mut scripts = std::collections::BTreeSet::new();
+    for page in &pages {
+        let html = site.html(page);
+        let found: Vec<_> = select(&html, "script[src]")
+            .iter()
+            .map(|s| s.value().attr("src").unwrap().to_string())
+            .filter(|src| src.contains("/time."))
+            .collect();
+        // A deferred script of the site's own, one per page; the alias pages redirect at
+        // once and have none.
+        match found[..] {
+            [ref src] => {
+                assert!(select(&html, "script[src*='/time.'][defer]").len() == 1);
+                scripts.insert(src.clone());
+            }
+            [] => assert!(
+                page == "old/a/index.html" && site.read(page).contains("http-equiv=\"refresh\""),
+                "{page}"
+            ),
+            _ => panic!("{page}: {found:?}"),
+        }
+    }
+    let [src] = &scripts.into_iter().collect::<Vec<_>>()[..] else {
+        panic!("one script for every page");
+    };
+    let name = src.strip_prefix("/repo/").unwrap();
+    assert_eq!(
+        site.read(name),
+        include_str!("../../static/time.js"),
+        "the theme's script, under its hashed name"
+    );
+    // The times themselves stay UTC in the HTML: the script changes only what a browser
+    // shows.
+    let incident = site.html("acme/a/index.html");
+    let started = &select(&incident, ".facts time[datetime]")[0];
+    assert_eq!(
+        started.value().attr("datetime"),
+        Some("2024-03-05T14:00:00Z")
+    );
+    assert_eq!(text(started), "2024-03-05 14:00 UTC");
+}
+
 /// `_headers` as Netlify and Cloudflare Pages read it: a path pattern alone on a line, then
 /// that pattern's headers, indented, one `Name: value` each.
 fn parse_headers(text: &str) -> Vec<(String, Vec<(String, String)>)> {
@@ -705,9 +758,10 @@ fn host_files_parse_as_hosts_read_them() {
     let site_policy = header("/repo/*", "Content-Security-Policy");
     assert!(site_policy.contains("default-src 'none'"));
     assert!(
-        !site_policy.contains("script-src"),
-        "no page but search runs a script"
+        site_policy.contains("script-src 'self';"),
+        "pages run the site's own scripts, and only those"
     );
+    assert!(!site_policy.contains("unsafe-") && !site_policy.contains("wasm"));
     assert!(
         site_policy.contains("form-action 'self'"),
         "the header's search box"

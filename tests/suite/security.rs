@@ -81,7 +81,8 @@ fn scan_html(path: &str, html: &scraper::Html) {
 }
 
 /// The theme's search: the header's box and the search page's form, which send a query to
-/// the search page, and that page's one script. Nothing of content is in them.
+/// the search page, and that page's script; and every page's script of local times.
+/// Nothing of content is in them.
 fn theme_search(path: &str, element: scraper::ElementRef) -> bool {
     let in_form = || {
         element
@@ -103,12 +104,15 @@ fn theme_search(path: &str, element: scraper::ElementRef) -> bool {
                     && matches!(value.id(), Some("search-more" | "search-older")))
         }
         "script" => {
-            path == "search/index.html"
-                && value.attr("type") == Some("module")
-                && value.attr("src").is_some_and(|src| {
-                    // The theme's script, its name hashed or not.
-                    src.starts_with("/search.") && src.ends_with(".js") && !src.contains("//")
+            // The theme's scripts, their names hashed or not, from the site itself.
+            let own = |name: &str| {
+                value.attr("src").is_some_and(|src| {
+                    src.starts_with(name) && src.ends_with(".js") && !src.contains("//")
                 })
+            };
+            (path == "search/index.html" && value.attr("type") == Some("module") && own("/search."))
+                // Every page's script of local times.
+                || (value.attr("type").is_none() && value.attr("defer").is_some() && own("/time."))
         }
         _ => false,
     }
@@ -145,20 +149,22 @@ fn hostile_content_leaves_no_trace_in_pages_feeds_or_api() {
                     .contains(&format!("\"title\":{}", serde_json::json!(title)))),
         "the index holds the hostile title as text"
     );
-    let script = files
-        .iter()
-        .find(|(path, _)| path.starts_with("search.") && path.ends_with(".js"))
-        .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
-        .expect("the search page's script");
-    for sink in [
-        "innerHTML",
-        "outerHTML",
-        "insertAdjacentHTML",
-        "document.write",
-        "eval(",
-        "Function(",
-    ] {
-        assert!(!script.contains(sink), "the search script uses {sink}");
+    for name in ["search.", "time."] {
+        let script = files
+            .iter()
+            .find(|(path, _)| path.starts_with(name) && path.ends_with(".js"))
+            .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
+            .unwrap_or_else(|| panic!("the theme's {name}js"));
+        for sink in [
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+            "eval(",
+            "Function(",
+        ] {
+            assert!(!script.contains(sink), "{name}js uses {sink}");
+        }
     }
     for (path, bytes) in &readable {
         let text = String::from_utf8_lossy(bytes);
@@ -186,7 +192,8 @@ fn hostile_content_leaves_no_trace_in_pages_feeds_or_api() {
             // The theme's search box, and the search page's form and script.
             let theirs = match banned {
                 "<form" => lower.matches("<form class=\"search-").count(),
-                "<script" if path == "search/index.html" => 1,
+                // Every page's script of local times, and the search page's own.
+                "<script" => theme_scripts(&lower),
                 // The badges page shows each badge: the theme's image of the site's file.
                 "<img" if path == "badges/index.html" => {
                     lower.matches("<img class=\"badge-img\" src=\"").count()
@@ -439,4 +446,26 @@ fn deeply_nested_html_renders_in_linear_time() {
         assert!(page.contains("END-OF-TEXT"), "{name}: the text stays");
         assert!(page.len() < 2_000_000, "{name}: {} bytes", page.len());
     }
+}
+
+/// The theme's own script elements in a page: its script of local times
+/// (`<script src="/time.<hash>.js" defer>`) and the search page's module, from the site.
+fn theme_scripts(lower: &str) -> usize {
+    let own = |tag: &str, before: &str, name: &str, after: &str| {
+        tag.strip_prefix(before)
+            .and_then(|t| t.strip_suffix(after))
+            .and_then(|src| src.rsplit_once('/'))
+            .is_some_and(|(dir, file)| {
+                !dir.contains('"') && file.starts_with(name) && file.ends_with(".js")
+            })
+    };
+    lower
+        .match_indices("<script")
+        .filter(|&(at, _)| {
+            let end = lower[at..].find('>').map_or(lower.len(), |end| at + end);
+            let tag = &lower[at..end];
+            own(tag, "<script src=\"", "time.", "\" defer")
+                || own(tag, "<script type=\"module\" src=\"", "search.", "\"")
+        })
+        .count()
 }
