@@ -130,6 +130,7 @@ struct RawConfig {
     cname: Option<Spanned<String>>,
     language: Option<String>,
     search: Option<bool>,
+    markdown: Option<bool>,
     stale_after: Option<Spanned<String>>,
 }
 
@@ -143,6 +144,7 @@ impl crate::content::source::Scrub for RawConfig {
             cname,
             language,
             search: _,
+            markdown: _,
             stale_after,
         } = self;
         for text in [title, description, language] {
@@ -162,6 +164,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "cname",
     "language",
     "search",
+    "markdown",
     "stale_after",
 ];
 
@@ -178,6 +181,8 @@ pub struct Config {
     pub language: String,
     /// A search page, the box in every page's header, and the index they read.
     pub search: bool,
+    /// Each incident's markdown twin beside its page.
+    pub(crate) markdown: bool,
     /// How long an unresolved incident may go without an update before it no longer
     /// shows as ongoing.
     pub stale_after: Duration,
@@ -193,6 +198,7 @@ impl Default for Config {
             cname: None,
             language: "en".to_string(),
             search: true,
+            markdown: true,
             stale_after: STALE_AFTER,
         }
     }
@@ -283,6 +289,9 @@ impl Config {
         }
         if let Some(language) = raw.language {
             config.language = language;
+        }
+        if let Some(markdown) = raw.markdown {
+            config.markdown = markdown;
         }
         if let Some(search) = raw.search {
             config.search = search;

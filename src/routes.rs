@@ -149,6 +149,14 @@ pub fn incident_dir(provider: &str, slug: &str) -> String {
     format!("{provider}/{slug}/")
 }
 
+/// An incident's markdown twin, beside its page: `lightstep/webapp-down/index.md`.
+pub fn incident_twin(provider: &str, slug: &str) -> String {
+    format!("{}{TWIN}", incident_dir(provider, slug))
+}
+
+/// The name of an incident's markdown twin in its folder.
+pub const TWIN: &str = "index.md";
+
 /// The page of a folder path (`lightstep/` → `lightstep/index.html`).
 pub fn page(dir: &str) -> String {
     format!("{dir}{HOME}")

@@ -4,7 +4,7 @@
 use crate::content::fields::{Field, FileCtx, Pos, RawIncident};
 use crate::content::updates::{parse_body, unescape_once};
 use crate::diagnostics::Diagnostic;
-use crate::model::Status;
+use crate::model::{Dialect, Status};
 
 /// Reads an export; `None` when the file does not start with `# Title`.
 pub fn parse_incident(ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Option<RawIncident> {
@@ -16,6 +16,7 @@ pub fn parse_incident(ctx: &FileCtx, errors: &mut Vec<Diagnostic>) -> Option<Raw
     let (title_index, title_line) = lines.next()?;
     let title = title_line.strip_prefix("# ")?;
     let mut raw = RawIncident {
+        dialect: Dialect::DownGuide,
         title: Some(Field {
             value: title.trim().to_string(),
             pos: Pos::new(title_index + 1, 3, title.chars().count()),

@@ -8,8 +8,8 @@ use crate::content::time::{self, ACCEPTED_FORMATS, TimeError};
 use crate::content::updates::Body;
 use crate::diagnostics::Diagnostic;
 use crate::model::{
-    Alias, Duration, DurationError, Impact, Incident, Level, Slug, SlugError, Source, SourcePos,
-    Status, Timestamp, WebUrl,
+    Alias, Dialect, Duration, DurationError, Impact, Incident, Level, Slug, SlugError, Source,
+    SourcePos, Status, Timestamp, WebUrl,
 };
 use crate::routes;
 
@@ -98,6 +98,8 @@ pub struct Field<T> {
 /// An incident as written, before any check.
 #[derive(Debug, Default)]
 pub struct RawIncident {
+    /// The format it was read from.
+    pub dialect: Dialect,
     pub title: Option<Field<String>>,
     /// A slug or a name: `lightstep`, `Greenmesh Cloud`.
     pub provider: Option<Field<String>>,
@@ -224,6 +226,7 @@ impl RawIncident {
             summary: self.body.summary,
             updates: self.body.updates,
             attribution: self.attribution,
+            dialect: self.dialect,
             // The loader hands it every warning of the file.
             warnings: Vec::new(),
         })

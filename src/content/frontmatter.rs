@@ -8,7 +8,7 @@ use crate::content::source::Scrub;
 use crate::content::updates::parse_body;
 use crate::content::yaml;
 use crate::diagnostics::Diagnostic;
-use crate::model::Source;
+use crate::model::{Dialect, Source};
 
 /// A file split at its front matter.
 pub struct Split<'a> {
@@ -164,6 +164,7 @@ pub fn parse_incident(
     let raw = raw?;
     let field = |value: S| value.map(|v| spanned(v, split.yaml_offset));
     Some(RawIncident {
+        dialect: Dialect::FrontMatter,
         title: field(raw.title),
         provider: field(raw.provider),
         provider_name: None,

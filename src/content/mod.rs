@@ -9,6 +9,7 @@ pub(crate) mod fields;
 pub(crate) mod frontmatter;
 pub mod source;
 pub mod time;
+pub(crate) mod twin;
 pub mod updates;
 pub(crate) mod yaml;
 

@@ -302,6 +302,20 @@ fn strip_updates_heading(summary: &str) -> &str {
     }
 }
 
+/// Adds the level of escaping [`unescape_once`] removes, as down.guide writes it: a
+/// backslash before each backslash and emphasis mark (`**Summary**` → `\*\*Summary\*\*`).
+/// Any other character reads back as itself, so reading gives back exactly `text`.
+pub fn escape_once(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for c in text.chars() {
+        if matches!(c, '\\' | '*' | '_') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Undoes one level of markdown escaping: `\*\*Summary\*\*` → `**Summary**`,
 /// `\\(9:49am\\)` → `\(9:49am\)`. down.guide escapes postmortems once too often.
 pub fn unescape_once(text: &str) -> String {
@@ -323,6 +337,20 @@ pub fn unescape_once(text: &str) -> String {
 mod tests {
     use super::*;
     use std::path::Path;
+
+    #[test]
+    fn escaping_once_is_undone_by_reading() {
+        for text in [
+            "## **Summary**",
+            r"\(9:49am\) and \* and a\b",
+            "snake_case and a trailing \\",
+            "plain: text.",
+            "",
+        ] {
+            assert_eq!(unescape_once(&escape_once(text)), text, "{text}");
+        }
+        assert_eq!(escape_once("**Summary**"), r"\*\*Summary\*\*");
+    }
 
     fn parse(body: &str) -> (Body, Vec<Diagnostic>) {
         let ctx = FileCtx::new(Path::new("x.md"), body);

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use chrono::{Datelike, SecondsFormat};
+use chrono::Datelike;
 use url::Url;
 
 use crate::content::{CONTENT_DIR, PROVIDER_FILE};
@@ -129,14 +129,8 @@ pub(crate) fn close_with_last(updates: &mut [Update], maintenance: bool) -> Opti
     Some(last.at)
 }
 
-/// A string as YAML reads it back exactly: JSON's double-quoted strings are YAML too.
-pub(crate) fn quoted(text: &str) -> String {
-    serde_json::to_string(text).expect("a string serialises")
-}
-
-fn time(at: Timestamp) -> String {
-    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
+/// Values as the canonical format writes them, the same as an incident's markdown twin.
+pub(crate) use crate::content::twin::{quoted, rfc3339 as time};
 
 /// A source identity with nothing recorded.
 pub fn identity(kind: &str, id: &str) -> Source {

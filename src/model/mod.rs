@@ -113,6 +113,8 @@ pub struct Incident {
     pub updates: Vec<Update>,
     /// down.guide's attribution line, markdown.
     pub attribution: Option<String>,
+    /// The format its file is in, which its markdown twin is written in again.
+    pub(crate) dialect: Dialect,
     /// What looked wrong in the file but builds as written, to tell the writer.
     pub warnings: Vec<crate::diagnostics::Diagnostic>,
 }
@@ -164,6 +166,16 @@ impl Incident {
     pub(crate) fn component_count(&self) -> usize {
         self.components.len() + self.unnamed_components as usize
     }
+}
+
+/// The two formats an incident's file may be in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Dialect {
+    /// YAML front matter, then the body: the canonical format.
+    #[default]
+    FrontMatter,
+    /// A down.guide export: `# Title`, a list of facts, the updates, an attribution.
+    DownGuide,
 }
 
 /// A provider as described by its `_index.md`.
@@ -317,6 +329,7 @@ impl Incident {
             summary: String::new(),
             updates: vec![],
             attribution: None,
+            dialect: Dialect::FrontMatter,
             warnings: vec![],
         }
     }

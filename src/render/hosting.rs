@@ -85,6 +85,14 @@ pub fn headers(base: &BaseUrl, hashed_assets: &[&str], search: bool) -> Vec<u8> 
             ("Cache-Control", SHORT),
         ],
     );
+    // The markdown twins, as text to read, never a page.
+    rule(
+        format!("{root}*/{}", routes::TWIN),
+        &[
+            ("Content-Type", "text/markdown; charset=utf-8"),
+            ("Cache-Control", SHORT),
+        ],
+    );
     // The API, the data and the badges are for other sites: any origin may fetch them
     // (CORS) and embed a badge; the pages keep `frame-ancestors 'none'`.
     rule(

@@ -18,6 +18,8 @@ pub(crate) struct About<'a> {
     pub incidents: usize,
     /// The archive's latest update, `2026-08-22`.
     pub through: Option<&'a str>,
+    /// Whether each incident has its markdown twin.
+    pub markdown: bool,
 }
 
 pub(crate) fn llms_txt(about: &About, providers: &[ProviderView]) -> Vec<u8> {
@@ -36,10 +38,14 @@ pub(crate) fn llms_txt(about: &About, providers: &[ProviderView]) -> Vec<u8> {
     if let Some(through) = about.through {
         let _ = write!(out, ", up to {through}");
     }
-    out.push_str(
-        ". Times are UTC. Each incident has a page and a JSON file with every update; \
-         the updates' text is the providers' own.\n\n## Data\n\n",
-    );
+    out.push_str(". Times are UTC. Each incident has a page and a JSON file with every update");
+    if about.markdown {
+        out.push_str(
+            ", and beside its page its file as markdown (the page's URL and `index.md`, as \
+             `github/2024-03-05-api-errors/index.md`), which builds again as the same incident",
+        );
+    }
+    out.push_str("; the updates' text is the providers' own.\n\n## Data\n\n");
     let _ = writeln!(
         out,
         "- [API]({}): every file of the JSON API, what it holds, and an example of each",

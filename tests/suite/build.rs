@@ -458,13 +458,13 @@ fn a_rebuild_rewrites_only_what_changed_and_removes_what_is_gone() {
         "the removed incident's page is gone"
     );
     assert!(!site.path("public/api/v1/acme/b.json").exists());
-    // B lasted from 5 February to 5 March: its page and API file go, and so do the 29 days
-    // only it touched (a page and a JSON file each); so do the search index's files that
-    // held it.
+    // B lasted from 5 February to 5 March: its page, markdown twin and API file go, and so
+    // do the 29 days only it touched (a page and a JSON file each); so do the search index's
+    // files that held it.
     let search = search_files_gone(&index, &site.path("public"));
     assert!(search > 0);
     assert!(
-        after.contains(&format!(" {} removed", 60 + search)),
+        after.contains(&format!(" {} removed", 61 + search)),
         "{after}"
     );
     assert!(!site.path("public/days/2024-02-05").exists());
@@ -755,6 +755,12 @@ fn host_files_parse_as_hosts_read_them() {
             .map(|(_, value)| value.clone())
             .unwrap_or_else(|| panic!("no {name} for {pattern}"))
     };
+    // The markdown twins are text, never sniffed into a page.
+    assert_eq!(
+        header("/repo/*/index.md", "Content-Type"),
+        "text/markdown; charset=utf-8"
+    );
+    assert_eq!(header("/repo/*", "X-Content-Type-Options"), "nosniff");
     let site_policy = header("/repo/*", "Content-Security-Policy");
     assert!(site_policy.contains("default-src 'none'"));
     assert!(

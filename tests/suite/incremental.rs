@@ -791,6 +791,7 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             // The pages of the archive as a whole, which declare they read all of it.
             "_redirects",
             "acme/a/index.html",
+            "acme/a/index.md",
             "acme/feed.json",
             "acme/feed.xml",
             "acme/major/feed.json",
@@ -817,7 +818,7 @@ fn an_edit_renders_the_pages_that_show_what_changed_and_no_others() {
             "providers/index.html",
             "rss.xml",
         ],
-        "new text: the incident, its data, its year's updates file, the feeds that carry its text, and no list or number (the provider's API file and the sitemap show none of it)"
+        "new text: the incident, its markdown twin, its data, its year's updates file, the feeds that carry its text, and no list or number (the provider's API file and the sitemap show none of it)"
     );
 
     fixture.write("content/acme/a.md", &with_component("A", 6, 3));

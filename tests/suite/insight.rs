@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use serde_json::Value;
 
-use crate::common::{ROW_TITLE, Site, select, stderr, text, tree};
+use crate::common::{ROW_TITLE, Site, length, select, stderr, text, tree};
 
 type Time = DateTime<Utc>;
 
@@ -88,27 +88,6 @@ fn weight(impact: &str) -> i64 {
         "major" => 300,
         _ => 0,
     }
-}
-
-/// `3h 24m`, `2d 4h`, `45m`, `0m`; seconds only under a minute.
-fn length(seconds: i64) -> String {
-    if seconds == 0 {
-        return "0m".into();
-    }
-    if seconds < 60 {
-        return format!("{seconds}s");
-    }
-    let parts = [
-        (seconds / 86_400, "d"),
-        (seconds % 86_400 / 3_600, "h"),
-        (seconds % 3_600 / 60, "m"),
-    ];
-    parts
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, unit)| format!("{n}{unit}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn uptime(down: i64, from: Time, to: Time) -> String {

@@ -31,4 +31,5 @@ mod serve;
 mod sync;
 mod telling;
 mod truth;
+mod twins;
 mod writers;

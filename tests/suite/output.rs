@@ -107,12 +107,12 @@ fn files_the_build_did_not_write_are_kept() {
     std::fs::remove_file(site.path("content/globex/i1.md")).unwrap();
     let index = tree(&out);
     let again = build_into(&site, &out);
-    // Its page, feeds (all and major outages), year page, API files (provider, stats,
-    // components, incident), badge and maintenance calendar, and the search index's files
-    // that held it.
+    // Its page and markdown twin, feeds (all and major outages), year page, API files
+    // (provider, stats, components, incident), badge and maintenance calendar, and the
+    // search index's files that held it.
     let search = search_files_gone(&index, &out);
     assert!(
-        again.contains(&format!(" {} removed", 15 + search)),
+        again.contains(&format!(" {} removed", 16 + search)),
         "the provider's pages: {again}"
     );
     assert_eq!(
@@ -167,10 +167,10 @@ fn a_git_checkout_keeps_its_git_folder_and_our_stale_pages_go() {
     std::fs::remove_file(site.path("content/acme/i2.md")).unwrap();
     let index = tree(&public);
     let again = site.build(&[]);
-    // Its page and API file, and the search index's files that held it.
+    // Its page, markdown twin and API file, and the search index's files that held it.
     let search = search_files_gone(&index, &public);
     assert!(
-        again.contains(&format!(" {} removed", 2 + search)),
+        again.contains(&format!(" {} removed", 3 + search)),
         "{again}"
     );
     assert_eq!(tree(&git), before, ".git is kept byte for byte");

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::common::status_page::payload;
-use crate::common::{Site, select, stderr, text};
+use crate::common::{Site, length, select, stderr, text};
 
 /// The bins' lower edges, in seconds, as the docs give them.
 const EDGES: [i64; 8] = [0, 300, 900, 1_800, 3_600, 10_800, 43_200, 86_400];
@@ -87,22 +87,6 @@ fn count(site: &Site, provider: &str) -> Told {
         told.gaps.extend(median(gaps.collect()));
     }
     told
-}
-
-/// `14m`, `2h 5m`, `1d 3h`; seconds only under a minute.
-fn length(seconds: i64) -> String {
-    if seconds < 60 {
-        return format!("{seconds}s");
-    }
-    let parts = [
-        (seconds / 86_400, "d"),
-        (seconds % 86_400 / 3_600, "h"),
-        (seconds % 3_600 / 60, "m"),
-    ];
-    (parts.iter().filter(|(n, _)| *n > 0))
-        .map(|(n, unit)| format!("{n}{unit}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn percent(part: u64, whole: u64) -> String {

@@ -65,15 +65,25 @@ impl Kind for FeedFile {
     }
 }
 
-pub(crate) struct ApiIncident;
+/// A file of its own for each incident, a function of the incident alone: its data in the
+/// API, its markdown twin.
+pub(crate) struct IncidentFile {
+    pub(super) path: fn(&str, &str) -> String,
+    pub(super) make: fn(&Renderer, IncidentIx) -> Vec<u8>,
+    /// Whether the site has them.
+    pub(super) wanted: fn(&Config) -> bool,
+}
 
-impl Kind for ApiIncident {
+impl Kind for IncidentFile {
     type Key = IncidentIx;
 
-    fn plan(&self, &Planning { archive, .. }: &Planning, add: &mut dyn FnMut(String, IncidentIx)) {
-        for (index, incident) in archive.incidents() {
+    fn plan(&self, planning: &Planning, add: &mut dyn FnMut(String, IncidentIx)) {
+        if !(self.wanted)(planning.config) {
+            return;
+        }
+        for (index, incident) in planning.archive.incidents() {
             let (provider, slug) = (incident.provider.as_str(), incident.slug.as_str());
-            add(routes::api_incident(provider, slug), index);
+            add((self.path)(provider, slug), index);
         }
     }
 
@@ -85,12 +95,22 @@ impl Kind for ApiIncident {
     }
 
     fn render(&self, r: &Renderer, _: &Page, i: IncidentIx) -> Result<Vec<u8>, Diagnostic> {
-        Ok(api::incident(&r.views.incidents[i], &r.config.base_url))
+        Ok((self.make)(r, i))
     }
 
     fn owner(&self, archive: &Archive, _: &Theme, _: &Page, i: IncidentIx) -> Owner {
         incident_owner(archive, i)
     }
+}
+
+/// `api/v1/<provider>/<slug>.json`: the incident as data.
+pub(super) fn api_incident(r: &Renderer, i: IncidentIx) -> Vec<u8> {
+    api::incident(&r.views.incidents[i], &r.config.base_url)
+}
+
+/// `<provider>/<slug>/index.md`: the incident as the file it was read from.
+pub(super) fn incident_twin(r: &Renderer, i: IncidentIx) -> Vec<u8> {
+    crate::content::twin::write(&r.archive.incidents[i]).into_bytes()
 }
 
 /// One UTC day as data.

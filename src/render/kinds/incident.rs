@@ -58,6 +58,14 @@ impl Kind for IncidentPage {
         );
         // The incident, its neighbours and what overlapped it: what `reads` declares.
         ctx.insert("incident", incident);
+        let (provider, slug) = (source.provider.as_str(), source.slug.as_str());
+        let path = |route: String| r.config.base_url.path(&route);
+        let twin = r
+            .config
+            .markdown
+            .then(|| path(routes::incident_twin(provider, slug)));
+        ctx.insert("markdown", &twin);
+        ctx.insert("api", &path(routes::api_incident(provider, slug)));
         let (newer, older) = r.archive.neighbours(i);
         let summary_of =
             |x: Option<IncidentIx>| x.map(|x| insights::Brief::of(&r.views.incidents[x].summary));

@@ -199,7 +199,17 @@ kinds! {
         make: api_provider,
         told: false,
     };
-    ApiIncident(ApiIncident) = ApiIncident;
+    ApiIncident(IncidentFile) = IncidentFile {
+        path: routes::api_incident,
+        make: api_incident,
+        wanted: |_| true,
+    };
+    /// The incident's markdown twin, which builds again as the same incident.
+    Twin(IncidentFile) = IncidentFile {
+        path: routes::incident_twin,
+        make: incident_twin,
+        wanted: |config| config.markdown,
+    };
     Cname(Cname) = Cname;
     Asset(Asset) = Asset;
     ApiProviders(SiteFile) = SiteFile {

@@ -250,6 +250,7 @@ pub(super) fn llms_txt(r: &Renderer) -> Vec<u8> {
         base: &r.config.base_url,
         incidents: r.archive.incidents.len(),
         through: through.as_deref(),
+        markdown: r.config.markdown,
     };
     llms::llms_txt(&about, &r.views.providers)
 }

@@ -125,7 +125,7 @@ fn each_kinds_pages_read_what_their_keys_name() {
                         ..TEMPLATED
                     }
             }
-            What::ApiIncident(i) => {
+            What::ApiIncident(i) | What::Twin(i) => {
                 reads
                     == Reads {
                         incident: Some(i),

@@ -229,3 +229,24 @@ pub fn search_files_gone(before: &BTreeMap<String, Vec<u8>>, dir: &Path) -> usiz
         .filter(|path| path.starts_with("pagefind/") && !after.contains_key(*path))
         .count()
 }
+
+/// `3h 24m`, `2d 4h`, `45m`, `0m`; seconds only under a minute.
+pub fn length(seconds: i64) -> String {
+    if seconds == 0 {
+        return "0m".into();
+    }
+    if seconds < 60 {
+        return format!("{seconds}s");
+    }
+    let parts = [
+        (seconds / 86_400, "d"),
+        (seconds % 86_400 / 3_600, "h"),
+        (seconds % 3_600 / 60, "m"),
+    ];
+    parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, unit)| format!("{n}{unit}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
