@@ -270,6 +270,11 @@ pub fn component_dir(provider: &str, component: &str) -> String {
     format!("{provider}/components/{component}/")
 }
 
+/// A component's feed, Atom only: `lightstep/components/us-dashboards/feed.xml`.
+pub fn component_feed(provider: &str, component: &str) -> String {
+    feed(&component_dir(provider, component), FeedFormat::Atom)
+}
+
 /// Page `n` (from 1) of a component's incidents: its page, then `…/page/2/`.
 pub fn component_page_dir(provider: &str, component: &str, n: usize) -> String {
     match n {
@@ -381,6 +386,11 @@ pub fn incident_tag(provider: &str, key: &str) -> String {
 }
 
 /// The id of a feed: the site's (`None`) or a provider's.
+/// The id of a component's feed: `tag:outages,2026:feed/lightstep/components/api`.
+pub fn component_feed_tag(provider: &str, component: &str) -> String {
+    format!("{TAG_PREFIX}feed/{provider}/components/{component}")
+}
+
 pub fn feed_tag(provider: Option<&str>, set: FeedSet) -> String {
     let name = match set {
         FeedSet::All => "feed",

@@ -24,6 +24,9 @@ pub struct FeedSpec<'a> {
     pub tag: String,
     /// Newest first.
     pub entries: Vec<&'a IncidentView>,
+    /// Entries of facts and a link, without the updates' text: a component's feed, of
+    /// which an archive has thousands.
+    pub brief: bool,
 }
 
 impl FeedSpec<'_> {
@@ -67,7 +70,7 @@ pub fn atom(spec: &FeedSpec) -> Vec<u8> {
             )],
             summary: Some(text(&summary_line(incident))),
             content: Some(atom::Content {
-                value: Some(without_forbidden(&entry_html(incident)).into_owned()),
+                value: Some(without_forbidden(&entry_html(incident, spec.brief)).into_owned()),
                 content_type: Some("html".to_string()),
                 ..Default::default()
             }),
@@ -115,7 +118,7 @@ pub fn rss(spec: &FeedSpec) -> Vec<u8> {
         .map(|incident| rss::Item {
             title: Some(without_forbidden(&incident.summary.title).into_owned()),
             link: Some(incident.summary.url.clone()),
-            description: Some(without_forbidden(&entry_html(incident)).into_owned()),
+            description: Some(without_forbidden(&entry_html(incident, spec.brief)).into_owned()),
             guid: Some(rss::Guid {
                 value: incident.tag.clone(),
                 permalink: false,
@@ -217,7 +220,7 @@ pub fn json(spec: &FeedSpec) -> Vec<u8> {
                 url: &incident.summary.url,
                 title: &incident.summary.title,
                 summary: summary_line(incident),
-                content_html: entry_html(incident),
+                content_html: entry_html(incident, spec.brief),
                 date_published: &incident.summary.started.iso,
                 date_modified: &incident.updated.iso,
                 authors: [JsonAuthor {
@@ -255,15 +258,23 @@ fn summary_line(incident: &IncidentView) -> String {
     )
 }
 
-/// The whole incident as HTML for feed readers: facts, timeline, postmortem. Every piece
+/// The whole incident as HTML for feed readers: facts, timeline, postmortem (or, `brief`,
+/// its facts and a link). Every piece
 /// of content in it was sanitised when the views were made; text fields are escaped here.
-fn entry_html(incident: &IncidentView) -> String {
+fn entry_html(incident: &IncidentView, brief: bool) -> String {
     let mut html = format!("<p>{}</p>\n", escape(&summary_line(incident)));
     if !incident.components.is_empty() {
         html.push_str(&format!(
             "<p>Components: {}</p>\n",
             escape(&incident.components.join(", "))
         ));
+    }
+    if brief {
+        html.push_str(&format!(
+            "<p><a href=\"{}\">Every update on its page</a></p>\n",
+            escape(&incident.summary.url)
+        ));
+        return html;
     }
     html.push_str(incident.summary_html.as_str());
     if !incident.timeline.is_empty() {

@@ -31,7 +31,7 @@ use serde::Serialize;
 use tera::Context;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::archive::{Archive, IncidentIx, ProviderIx};
+use crate::archive::{Archive, ComponentIx, IncidentIx, ProviderIx};
 use crate::config::Config;
 use crate::content::CONTENT_DIR;
 use crate::diagnostics::Diagnostic;
@@ -484,6 +484,7 @@ impl Renderer<'_> {
                     .take(limit)
                     .map(|x| &*self.views.incidents[x])
                     .collect(),
+                brief: false,
             },
             Some(i) => {
                 let provider = &self.views.providers[i];
@@ -505,8 +506,31 @@ impl Renderer<'_> {
                         .take(limit)
                         .map(|x| &*self.views.incidents[x])
                         .collect(),
+                    brief: false,
                 }
             }
+        }
+    }
+
+    /// A component's feed: its incidents, newest first, as many as a feed holds, each by its
+    /// facts and a link.
+    pub(crate) fn component_feed_spec(&self, i: ProviderIx, c: ComponentIx) -> FeedSpec<'_> {
+        let provider = &self.views.providers[i];
+        let component = &self.archive.providers[i].components[c];
+        let (slug, name) = (&provider.reference.slug, &provider.reference.name);
+        let dir = routes::component_dir(slug, component.slug.as_str());
+        FeedSpec {
+            title: format!("{name}: {} · {}", component.name, self.config.title),
+            description: format!("Every incident of {name} that affected {}.", component.name),
+            language: &self.config.language,
+            home_url: self.config.base_url.url(&dir),
+            dir_url: self.config.base_url.url(&dir),
+            tag: routes::component_feed_tag(slug, component.slug.as_str()),
+            entries: (component.incidents.iter())
+                .take(self.config.feed_limit)
+                .map(|&x| &*self.views.incidents[x])
+                .collect(),
+            brief: true,
         }
     }
 

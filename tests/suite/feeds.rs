@@ -272,3 +272,76 @@ fn a_providers_maintenance_calendar_holds_its_windows_for_calendar_apps() {
         .collect();
     assert_eq!(links, ["/acme/maintenance.ics"]);
 }
+
+#[test]
+fn each_component_has_a_feed_of_its_incidents_newest_first() {
+    let with = |title: &str, day: u32, components: &str| {
+        format!(
+            "---\ntitle: {title}\nstarted: 2024-03-{day:02}T10:00:00Z\nresolved: 2024-03-{day:02}T11:00:00Z\nimpact: major\ncomponents: [{components}]\n---\n### 2024-03-{day:02} 10:00 UTC: investigating\nWords of {title}.\n"
+        )
+    };
+    let site = Site::new(&[
+        (
+            "site.yaml",
+            "title: T\nbase_url: https://one.example/s/\nfeed_limit: 2\n",
+        ),
+        ("content/acme/a.md", &with("API one", 1, "API")),
+        ("content/acme/b.md", &with("Both", 2, "API, Web UI")),
+        ("content/acme/c.md", &with("Web only", 3, "Web UI")),
+        ("content/acme/d.md", &with("API three", 4, "api")),
+    ]);
+    site.build(&[]);
+    let entries = |path: &str| -> Vec<(String, String)> {
+        let feed = parse(&site, path);
+        let own = feed.links.iter().find(|l| l.rel.as_deref() == Some("self"));
+        assert_eq!(
+            own.map(|l| l.href.as_str()),
+            Some(format!("https://one.example/s/{path}").as_str())
+        );
+        feed.entries
+            .iter()
+            .map(|e| {
+                let body = e.content.as_ref().and_then(|c| c.body.clone()).unwrap();
+                (e.title.as_ref().unwrap().content.clone(), body)
+            })
+            .collect()
+    };
+    // `api` and `API` are one component; the feed's limit of two, newest first.
+    let api = entries("acme/components/api/feed.xml");
+    let titles: Vec<&str> = api.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(titles, ["API three", "Both"]);
+    // Each entry its facts and a link to the page, not its updates' text.
+    assert!(
+        api.iter()
+            .all(|(t, body)| !body.contains(&format!("Words of {t}."))
+                && body.contains("Every update on its page")
+                && body.contains("<p>Components: "))
+    );
+    let web: Vec<String> = entries("acme/components/web-ui/feed.xml")
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(web, ["Web only", "Both"]);
+    // The same entry ids as the provider's feed: a reader of both sees one incident once.
+    let ids = |path: &str| -> Vec<String> {
+        parse(&site, path)
+            .entries
+            .iter()
+            .map(|e| e.id.clone())
+            .collect()
+    };
+    let tag = |slug: &str| format!("tag:outages,2026:acme/{slug}");
+    assert_eq!(ids("acme/components/api/feed.xml"), [tag("d"), tag("b")]);
+    assert_eq!(ids("acme/feed.xml")[0], tag("d"));
+    // The component's page names its feed.
+    let page = site.html("acme/components/api/index.html");
+    let alternate = crate::common::select(
+        &page,
+        "link[rel=alternate][href$='components/api/feed.xml']",
+    );
+    assert_eq!(alternate.len(), 1);
+    assert_eq!(
+        crate::common::select(&page, "a[href='/s/acme/components/api/feed.xml']").len(),
+        1
+    );
+}

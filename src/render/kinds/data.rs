@@ -113,6 +113,54 @@ pub(super) fn incident_twin(r: &Renderer, i: IncidentIx) -> Vec<u8> {
     crate::content::twin::write(&r.archive.incidents[i]).into_bytes()
 }
 
+/// A component's Atom feed: its incidents, newest first, each by its facts and a link (no
+/// update's text, so an edit of one re-renders no component feed).
+pub(crate) struct ComponentFeed;
+
+impl Kind for ComponentFeed {
+    type Key = (ProviderIx, ComponentIx);
+
+    fn plan(
+        &self,
+        &Planning { archive, .. }: &Planning,
+        add: &mut dyn FnMut(String, (ProviderIx, ComponentIx)),
+    ) {
+        for (index, provider) in archive.providers() {
+            let components = ComponentIx::all(provider.components.len()).zip(&provider.components);
+            for (c, component) in components {
+                let path = routes::component_feed(provider.slug.as_str(), component.slug.as_str());
+                add(path, (index, c));
+            }
+        }
+    }
+
+    fn reads(&self, _: &Archive, (i, c): (ProviderIx, ComponentIx)) -> Reads {
+        Reads {
+            provider_part: Some((i, Part::Component(c))),
+            ..NOTHING
+        }
+    }
+
+    fn render(
+        &self,
+        r: &Renderer,
+        _: &Page,
+        (i, c): (ProviderIx, ComponentIx),
+    ) -> Result<Vec<u8>, Diagnostic> {
+        Ok(feeds::atom(&r.component_feed_spec(i, c)))
+    }
+
+    fn owner(
+        &self,
+        archive: &Archive,
+        _: &Theme,
+        _: &Page,
+        (i, _): (ProviderIx, ComponentIx),
+    ) -> Owner {
+        provider_owner(archive, i)
+    }
+}
+
 /// One UTC day as data.
 pub(crate) struct ApiDay;
 

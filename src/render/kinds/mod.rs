@@ -236,6 +236,7 @@ kinds! {
         told: false,
     };
     ComponentBadge(ComponentBadge) = ComponentBadge;
+    ComponentFeed(ComponentFeed) = ComponentFeed;
     MaintenanceCalendar(ProviderFile) = ProviderFile {
         path: routes::maintenance_calendar,
         make: maintenance_calendar,

@@ -313,6 +313,8 @@ impl Kind for ComponentPage {
         );
         ctx.insert("provider", &provider.reference);
         ctx.insert("component", &component.name);
+        let feed = routes::component_feed(&provider.reference.slug, component.slug.as_str());
+        ctx.insert("component_feed", &r.config.base_url.path(&feed));
         ctx.insert(
             "pager",
             &Pager::new(n, paged, |n| {

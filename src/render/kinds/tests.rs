@@ -77,6 +77,13 @@ fn each_kinds_pages_read_what_their_keys_name() {
                     && reads.provider.is_none()
                     && reads.communication == Some(p)
             }
+            What::ComponentFeed((p, c)) => {
+                reads
+                    == Reads {
+                        provider_part: Some((p, Part::Component(c))),
+                        ..NOTHING
+                    }
+            }
             What::ComponentBadge((p, c)) => {
                 reads
                     == Reads {
