@@ -11,52 +11,10 @@ pub(super) fn provider_badge(r: &Renderer, i: ProviderIx) -> Vec<u8> {
 }
 
 /// A component's badge: `badges/<provider>/<component>.svg`.
-pub(crate) struct ComponentBadge;
-
-impl Kind for ComponentBadge {
-    type Key = (ProviderIx, ComponentIx);
-
-    fn plan(
-        &self,
-        &Planning { archive, .. }: &Planning,
-        add: &mut dyn FnMut(String, (ProviderIx, ComponentIx)),
-    ) {
-        for (index, provider) in archive.providers() {
-            let components = ComponentIx::all(provider.components.len()).zip(&provider.components);
-            for (c, component) in components {
-                let path = routes::badge_component(provider.slug.as_str(), component.slug.as_str());
-                add(path, (index, c));
-            }
-        }
-    }
-
-    fn reads(&self, _: &Archive, (i, c): (ProviderIx, ComponentIx)) -> Reads {
-        Reads {
-            provider_part: Some((i, Part::Component(c))),
-            ..NOTHING
-        }
-    }
-
-    fn render(
-        &self,
-        r: &Renderer,
-        _: &Page,
-        (i, c): (ProviderIx, ComponentIx),
-    ) -> Result<Vec<u8>, Diagnostic> {
-        let component = &r.archive.providers[i].components[c];
-        let reading = badges::Reading::of(&component.stats, r.archive);
-        Ok(badges::badge(&component.name, &reading).into_bytes())
-    }
-
-    fn owner(
-        &self,
-        archive: &Archive,
-        _: &Theme,
-        _: &Page,
-        (i, _): (ProviderIx, ComponentIx),
-    ) -> Owner {
-        provider_owner(archive, i)
-    }
+pub(super) fn component_badge(r: &Renderer, i: ProviderIx, c: ComponentIx) -> Vec<u8> {
+    let component = &r.archive.providers[i].components[c];
+    let reading = badges::Reading::of(&component.stats, r.archive);
+    badges::badge(&component.name, &reading).into_bytes()
 }
 
 /// One provider's badge on the page.

@@ -113,11 +113,14 @@ pub(super) fn incident_twin(r: &Renderer, i: IncidentIx) -> Vec<u8> {
     crate::content::twin::write(&r.archive.incidents[i]).into_bytes()
 }
 
-/// A component's Atom feed: its incidents, newest first, each by its facts and a link (no
-/// update's text, so an edit of one re-renders no component feed).
-pub(crate) struct ComponentFeed;
+/// A file of its own for each component of each provider, a function of what the
+/// component's list shows: its badge, its feed.
+pub(crate) struct ComponentFile {
+    pub(super) path: fn(&str, &str) -> String,
+    pub(super) make: fn(&Renderer, ProviderIx, ComponentIx) -> Vec<u8>,
+}
 
-impl Kind for ComponentFeed {
+impl Kind for ComponentFile {
     type Key = (ProviderIx, ComponentIx);
 
     fn plan(
@@ -128,8 +131,10 @@ impl Kind for ComponentFeed {
         for (index, provider) in archive.providers() {
             let components = ComponentIx::all(provider.components.len()).zip(&provider.components);
             for (c, component) in components {
-                let path = routes::component_feed(provider.slug.as_str(), component.slug.as_str());
-                add(path, (index, c));
+                add(
+                    (self.path)(provider.slug.as_str(), component.slug.as_str()),
+                    (index, c),
+                );
             }
         }
     }
@@ -147,7 +152,7 @@ impl Kind for ComponentFeed {
         _: &Page,
         (i, c): (ProviderIx, ComponentIx),
     ) -> Result<Vec<u8>, Diagnostic> {
-        Ok(feeds::atom(&r.component_feed_spec(i, c)))
+        Ok((self.make)(r, i, c))
     }
 
     fn owner(
@@ -159,6 +164,12 @@ impl Kind for ComponentFeed {
     ) -> Owner {
         provider_owner(archive, i)
     }
+}
+
+/// A component's Atom feed: its incidents, newest first, each by its facts and a link (no
+/// update's text, so an edit of one re-renders no component feed).
+pub(super) fn component_feed(r: &Renderer, i: ProviderIx, c: ComponentIx) -> Vec<u8> {
+    feeds::atom(&r.component_feed_spec(i, c))
 }
 
 /// One UTC day as data.

@@ -235,8 +235,14 @@ kinds! {
         make: provider_badge,
         told: false,
     };
-    ComponentBadge(ComponentBadge) = ComponentBadge;
-    ComponentFeed(ComponentFeed) = ComponentFeed;
+    ComponentBadge(ComponentFile) = ComponentFile {
+        path: routes::badge_component,
+        make: component_badge,
+    };
+    ComponentFeed(ComponentFile) = ComponentFile {
+        path: routes::component_feed,
+        make: component_feed,
+    };
     MaintenanceCalendar(ProviderFile) = ProviderFile {
         path: routes::maintenance_calendar,
         make: maintenance_calendar,
