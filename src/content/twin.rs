@@ -30,7 +30,8 @@ pub(crate) fn rfc3339(at: Timestamp) -> String {
     at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
 }
 
-fn whole_minute(at: Timestamp) -> bool {
+/// Whether a time is on a whole minute, as every time a feed or a heading of minutes gives.
+pub(crate) fn whole_minute(at: Timestamp) -> bool {
     at.second() == 0 && at.nanosecond() == 0
 }
 
@@ -49,8 +50,12 @@ fn heading_time(at: Timestamp) -> String {
     }
 }
 
-fn list(items: impl IntoIterator<Item = String>) -> String {
-    let items: Vec<String> = items.into_iter().collect();
+/// A list as one line of YAML, each item quoted: `["API", "Web UI"]`.
+pub(crate) fn list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    let items: Vec<String> = items
+        .into_iter()
+        .map(|item| quoted(item.as_ref()))
+        .collect();
     format!("[{}]", items.join(", "))
 }
 
@@ -80,7 +85,7 @@ fn front_matter(incident: &Incident) -> String {
         ("regions", &incident.regions),
     ] {
         if !items.is_empty() {
-            field(key, list(items.iter().map(|item| quoted(item))));
+            field(key, list(items));
         }
     }
     if let Some(id) = &incident.id {
@@ -90,10 +95,7 @@ fn front_matter(incident: &Incident) -> String {
         field("official_url", quoted(url.as_str()));
     }
     if !incident.aliases.is_empty() {
-        let paths = incident
-            .aliases
-            .iter()
-            .map(|a| quoted(&format!("/{}", a.path)));
+        let paths = incident.aliases.iter().map(|a| format!("/{}", a.path));
         field("aliases", list(paths));
     }
     if incident.draft {

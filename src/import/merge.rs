@@ -10,6 +10,7 @@ use super::record::{Field, Fingerprint, Record, value_fingerprint};
 use super::series::worse;
 use super::text::words;
 use super::{Imported, Kept, quoted, time};
+use crate::content::twin::whole_minute;
 use crate::model::{Impact, Incident, Timestamp, Update};
 
 /// The values of the fields an import writes.
@@ -91,10 +92,7 @@ impl Facts {
 
 /// A list as one line of YAML, `None` when empty.
 fn list(items: &[String]) -> Option<String> {
-    (!items.is_empty()).then(|| {
-        let quoted: Vec<String> = items.iter().map(|item| quoted(item)).collect();
-        format!("[{}]", quoted.join(", "))
-    })
+    (!items.is_empty()).then(|| crate::content::twin::list(items))
 }
 
 /// What to write for one incident.
@@ -354,11 +352,6 @@ impl<'a> FileUpdates<'a> {
 fn same_moment(a: Timestamp, b: Timestamp) -> bool {
     let to_minute = |t: Timestamp| t.timestamp().div_euclid(60);
     a == b || ((whole_minute(a) || whole_minute(b)) && to_minute(a) == to_minute(b))
-}
-
-/// Whether `t` is on a whole minute, as every time a feed gives is.
-fn whole_minute(t: Timestamp) -> bool {
-    t.timestamp().rem_euclid(60) == 0 && t.timestamp_subsec_nanos() == 0
 }
 
 /// Whether the file's update `held`, written by an import from a feed (to the minute) and

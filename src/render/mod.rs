@@ -518,13 +518,15 @@ impl Renderer<'_> {
         let provider = &self.views.providers[i];
         let component = &self.archive.providers[i].components[c];
         let (slug, name) = (&provider.reference.slug, &provider.reference.name);
-        let dir = routes::component_dir(slug, component.slug.as_str());
+        // The component's page is the folder of its feed.
+        let page =
+            (self.config.base_url).url(&routes::component_dir(slug, component.slug.as_str()));
         FeedSpec {
             title: format!("{name}: {} · {}", component.name, self.config.title),
             description: format!("Every incident of {name} that affected {}.", component.name),
             language: &self.config.language,
-            home_url: self.config.base_url.url(&dir),
-            dir_url: self.config.base_url.url(&dir),
+            dir_url: page.clone(),
+            home_url: page,
             tag: routes::component_feed_tag(slug, component.slug.as_str()),
             entries: (component.incidents.iter())
                 .take(self.config.feed_limit)
